@@ -1,0 +1,75 @@
+//! Building the static site: web crate -> wasm32 -> wasm-bindgen -> `dist/` with the static files.
+
+use std::fs;
+use std::path::Path;
+
+use anyhow::{Context, Result};
+use wasm_bindgen_cli_support::Bindgen;
+
+use crate::{cargo, prereq, run_cmd};
+
+/// Builds the release site into `out`, replacing what was there.
+pub fn build(root: &Path, out: &Path) -> Result<()> {
+    prereq::wasm_target()?;
+    run_cmd(cargo().args([
+        "build",
+        "--release",
+        "--package",
+        "gpufare-web",
+        "--target",
+        "wasm32-unknown-unknown",
+    ]))?;
+    let wasm = root.join("target/wasm32-unknown-unknown/release/gpufare-web.wasm");
+
+    // Assemble in a sibling folder, then swap it in, so `out` is never half-built.
+    let staging = out.with_extension("staging");
+    if staging.exists() {
+        fs::remove_dir_all(&staging)
+            .with_context(|| format!("cannot clear {}", staging.display()))?;
+    }
+    fs::create_dir_all(&staging)?;
+    Bindgen::new()
+        .input_path(&wasm)
+        .out_name("gpufare_web")
+        .web(true)?
+        // The library's default differs from the CLI's; without this init() gets no default URL.
+        .omit_default_module_path(false)
+        .typescript(false)
+        .remove_name_section(true)
+        .remove_producers_section(true)
+        .generate(&staging)
+        .with_context(|| format!("wasm-bindgen failed on {}", wasm.display()))?;
+    copy_dir(&root.join("public"), &staging)?;
+    for file in ["index.html", "main.js"] {
+        fs::copy(root.join("web").join(file), staging.join(file))
+            .with_context(|| format!("cannot copy web/{file}"))?;
+    }
+    if out.exists() {
+        fs::remove_dir_all(out).with_context(|| format!("cannot replace {}", out.display()))?;
+    }
+    fs::rename(&staging, out)?;
+    let size = fs::metadata(out.join("gpufare_web_bg.wasm"))
+        .map(|m| m.len())
+        .unwrap_or(0);
+    eprintln!(
+        "==> site built in {} (wasm {} KiB)",
+        out.display(),
+        size / 1024
+    );
+    Ok(())
+}
+
+fn copy_dir(from: &Path, to: &Path) -> Result<()> {
+    for entry in fs::read_dir(from).with_context(|| format!("cannot read {}", from.display()))? {
+        let entry = entry?;
+        let target = to.join(entry.file_name());
+        if entry.file_type()?.is_dir() {
+            fs::create_dir_all(&target)?;
+            copy_dir(&entry.path(), &target)?;
+        } else {
+            fs::copy(entry.path(), &target)
+                .with_context(|| format!("cannot copy {}", entry.path().display()))?;
+        }
+    }
+    Ok(())
+}

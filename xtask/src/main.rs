@@ -1,0 +1,99 @@
+//! gpufare's build and test driver (`cargo xtask ...`), so a fresh machine needs only Rust,
+//! Node and Python.
+//!
+//! - `dist`  builds the site: the web crate for wasm32, wasm-bindgen as a library, the static files.
+//! - `serve` builds the site and serves it on a printed localhost URL.
+//! - `test`  installs what tests need (wasm target, Chromium, ChromeDriver, npm packages) and runs
+//!   every test: formatting, clippy, native tests, wasm tests in Chromium, browser end-to-end.
+
+mod dist;
+mod prereq;
+mod serve;
+mod test;
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, ExitCode};
+
+use anyhow::{Context, Result, bail};
+
+const USAGE: &str = "usage: cargo xtask <command>
+
+commands:
+  dist  [--out DIR]            build the static site into DIR (default: dist/)
+  serve [--port N] [--no-build] build the site and serve it on http://127.0.0.1:N/ (default 8080)
+  test                         install test prerequisites and run every test";
+
+fn main() -> ExitCode {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    match run(&args) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(err) => {
+            eprintln!("xtask: {err:#}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn run(args: &[String]) -> Result<()> {
+    let root = workspace_root();
+    std::env::set_current_dir(&root).with_context(|| format!("cannot enter {}", root.display()))?;
+    match args.first().map(String::as_str) {
+        Some("dist") => {
+            let out = flag_value(args, "--out")
+                .map(PathBuf::from)
+                .unwrap_or_else(|| root.join("dist"));
+            dist::build(&root, &out)
+        }
+        Some("serve") => {
+            let port: u16 = match flag_value(args, "--port") {
+                Some(p) => p
+                    .parse()
+                    .with_context(|| format!("--port {p}: not a port number"))?,
+                None => 8080,
+            };
+            let out = root.join("dist");
+            if !args.iter().any(|a| a == "--no-build") {
+                dist::build(&root, &out)?;
+            }
+            serve::serve_forever(&out, port)
+        }
+        Some("test") => test::run_all(&root),
+        Some("-h" | "--help" | "help") | None => {
+            println!("{USAGE}");
+            Ok(())
+        }
+        Some(other) => bail!("unknown command {other:?}\n\n{USAGE}"),
+    }
+}
+
+fn flag_value<'a>(args: &'a [String], flag: &str) -> Option<&'a str> {
+    args.iter()
+        .position(|a| a == flag)
+        .and_then(|i| args.get(i + 1))
+        .map(String::as_str)
+}
+
+fn workspace_root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .map(Path::to_path_buf)
+        .unwrap_or_else(|| PathBuf::from("."))
+}
+
+/// The cargo that launched us (rustup's proxy otherwise).
+fn cargo() -> Command {
+    Command::new(std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into()))
+}
+
+/// Runs a command to completion, failing with its name when it fails.
+fn run_cmd(cmd: &mut Command) -> Result<()> {
+    let shown = format!("{cmd:?}");
+    eprintln!("==> {shown}");
+    let status = cmd
+        .status()
+        .with_context(|| format!("cannot start {shown}"))?;
+    if !status.success() {
+        bail!("{shown} failed ({status})");
+    }
+    Ok(())
+}

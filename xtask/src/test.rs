@@ -1,0 +1,93 @@
+//! `cargo xtask test`: every test gpufare has, in the order that fails fastest.
+
+use std::fs;
+use std::path::Path;
+use std::process::Command;
+
+use anyhow::{Context, Result};
+
+use crate::{cargo, dist, prereq, run_cmd, serve};
+
+const CHROMIUM: &str = "/usr/bin/chromium";
+const CHROMEDRIVER: &str = "/usr/bin/chromedriver";
+
+/// Installs prerequisites, then runs lint, native, wasm and end-to-end tests.
+pub fn run_all(root: &Path) -> Result<()> {
+    prereq::wasm_target()?;
+    prereq::debian_packages(&[("chromium", CHROMIUM), ("chromium-driver", CHROMEDRIVER)])?;
+    let e2e = root.join("tests/e2e");
+    prereq::npm_packages(&e2e)?;
+
+    run_cmd(cargo().args(["fmt", "--all", "--", "--check"]))?;
+    run_cmd(cargo().args([
+        "clippy",
+        "--workspace",
+        "--all-targets",
+        "--",
+        "-D",
+        "warnings",
+    ]))?;
+    run_cmd(cargo().args([
+        "clippy",
+        "--package",
+        "gpufare-web",
+        "--package",
+        "gpufare-core",
+        "--target",
+        "wasm32-unknown-unknown",
+        "--",
+        "-D",
+        "warnings",
+    ]))?;
+
+    run_cmd(cargo().args(["test", "--workspace", "--exclude", "gpufare-web"]))?;
+
+    // The same golden vectors again, compiled to wasm32 and run in headless Chromium.
+    run_cmd(cargo().args([
+        "build",
+        "--package",
+        "xtask",
+        "--bin",
+        "wasm-bindgen-test-runner",
+    ]))?;
+    let runner = root.join("target/debug/wasm-bindgen-test-runner");
+    run_cmd(
+        cargo()
+            .args([
+                "test",
+                "--package",
+                "gpufare-core",
+                "--target",
+                "wasm32-unknown-unknown",
+            ])
+            .env("CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_RUNNER", &runner)
+            .env("CHROMEDRIVER", CHROMEDRIVER)
+            .env("WASM_BINDGEN_TEST_TIMEOUT", "120"),
+    )?;
+
+    // End to end: the real probe writes a profile, the real site is built and served, and
+    // Playwright drives Debian's Chromium through it.
+    let work = root.join("target/e2e");
+    fs::create_dir_all(&work)?;
+    run_cmd(cargo().args(["build", "--package", "gpufare-probe"]))?;
+    let profile = work.join("probe-profile.json");
+    run_cmd(
+        Command::new(root.join("target/debug/gpufare"))
+            .args(["probe", "-o"])
+            .arg(&profile),
+    )?;
+    let site = work.join("dist");
+    dist::build(root, &site)?;
+    let addr = serve::spawn(&site, 0)?;
+    eprintln!("==> end-to-end tests against http://{addr}/");
+    run_cmd(
+        Command::new("node")
+            .args(["--test", "--test-concurrency=1"])
+            .arg(e2e.join("site.test.mjs"))
+            .env("GPUFARE_URL", format!("http://{addr}/"))
+            .env("GPUFARE_PROFILE", &profile)
+            .env("GPUFARE_ARTIFACTS", &work)
+            .env("CHROMIUM", CHROMIUM),
+    )
+    .context("end-to-end tests failed")
+}
