@@ -7,6 +7,8 @@ mod i18n;
 mod profile_view;
 mod rent_view;
 
+use leptos::prelude::*;
+
 fn main() {
     console_error_panic_hook::set_once();
     leptos::mount::mount_to_body(App);

@@ -14,7 +14,15 @@ const CHROMEDRIVER: &str = "/usr/bin/chromedriver";
 /// Installs prerequisites, then runs lint, native, wasm and end-to-end tests.
 pub fn run_all(root: &Path) -> Result<()> {
     prereq::wasm_target()?;
-    prereq::debian_packages(&[("chromium", CHROMIUM), ("chromium-driver", CHROMEDRIVER)])?;
+    prereq::debian_packages(&[
+        ("chromium", CHROMIUM),
+        ("chromium-driver", CHROMEDRIVER),
+        // A CJK font, so screenshots of the Chinese page show characters, not boxes.
+        (
+            "fonts-wqy-microhei",
+            "/usr/share/fonts/truetype/wqy/wqy-microhei.ttc",
+        ),
+    ])?;
     let e2e = root.join("tests/e2e");
     prereq::npm_packages(&e2e)?;
 
