@@ -6,6 +6,7 @@
 //! Facts: `shared/data/billing-rules.md`.
 
 use rust_decimal::Decimal;
+use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use thiserror::Error;
 
@@ -22,7 +23,7 @@ pub const MAX_MINIMUM_MINUTES: Decimal = Decimal::from_parts(525_600, 0, 0, fals
 const SECONDS_PER_HOUR: u64 = 3600;
 
 /// The unit a provider rounds running time up to.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum Granularity {
     /// Billed per started second.

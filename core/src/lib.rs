@@ -1,14 +1,27 @@
 //! The pure model behind gpufare.
 //!
-//! Everything that decides a number lives here: money and its exact arithmetic, billing rules,
-//! and the probe profile format with its parser. The crate does no I/O, reads no clock and no
+//! Everything that decides a number lives here: money and its exact arithmetic, billing modes,
+//! offers and catalogs, tenancy and its slowdown distributions, the time and interruption model,
+//! total cost with time and risk, the decision with its reasons, break-even figures, and the
+//! probe profile format with its parser. The crate does no I/O, reads no clock and no
 //! environment, and has no ambient randomness (see `clippy.toml` next to this crate), so the
 //! command-line tool and the WebAssembly site compute the very same figures from the same input.
 
 pub mod billing;
+pub mod breakeven;
+pub mod catalog;
+pub mod cost;
+pub mod decision;
+pub mod gpu;
 pub mod input;
 pub mod money;
+pub mod plan;
 pub mod profile;
+pub mod reason;
+pub mod risk;
+pub mod rng;
+pub mod task;
+pub mod tenancy;
 
 pub use billing::{
     BillingError, FormOutcome, Granularity, PayAsYouGo, PayAsYouGoForm, RentQuote,

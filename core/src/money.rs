@@ -7,10 +7,11 @@
 use std::fmt;
 
 use rust_decimal::{Decimal, RoundingStrategy};
+use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 /// A currency gpufare prices in.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
 pub enum Currency {
     /// Chinese yuan (renminbi).
     #[serde(rename = "CNY")]
@@ -60,9 +61,10 @@ impl fmt::Display for Currency {
 }
 
 /// An exact amount of money in one currency.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct Money {
-    /// The exact amount; never rounded by arithmetic.
+    /// The exact amount as a decimal string; never rounded by arithmetic.
+    #[schemars(with = "String")]
     pub amount: Decimal,
     /// The currency the amount is in.
     pub currency: Currency,

@@ -1,0 +1,136 @@
+//! Reasons: named rules with parameters, so the site and the CLI can word them in any language.
+
+use std::collections::BTreeMap;
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+/// Every rule gpufare can cite. Vetoes make an offer infeasible; flags warn; the rest explain
+/// the decision.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum RuleId {
+    // Vetoes (the offer is infeasible).
+    /// The task needs more VRAM than the offer shows.
+    VramOom,
+    /// The offer has fewer GPUs than the task needs.
+    TooFewGpus,
+    /// Slices cannot join a multi-GPU job (no P2P/NVLink across slices).
+    SlicesCannotCombine,
+    /// Data must stay in-house: shared capacity is excluded.
+    SensitivityRequiresDedicated,
+    /// Confidential data: hosts without memory isolation or with unknown operators are excluded.
+    SensitivityExcludesTenancy,
+    /// The P90 completion time misses a hard deadline.
+    DeadlineP90Missed,
+    /// The P99 latency including the network round trip misses the target.
+    LatencySloMissed,
+    /// The task cannot be interrupted and the offer is spot.
+    InterruptionsNotTolerated,
+    /// Interruptions come faster than the work can finish.
+    NeverFinishes,
+    /// The expected queue wait exceeds what the task accepts.
+    QueueTooLong,
+    /// The offer's GPU is not in the spec table.
+    UnknownGpu,
+    // Flags (a warning on a feasible offer).
+    /// The task fits, but with under 10 % VRAM headroom.
+    VramTight,
+    /// Time slicing has no memory isolation: a neighbour can cause an OOM.
+    OomRiskNoIsolation,
+    /// The offer lacks security controls the sensitivity level asks for.
+    MissingSecurityControls,
+    /// The price is an estimate, not a public figure.
+    PriceIsEstimate,
+    /// The expected total exceeds the budget.
+    OverBudget,
+    /// A remote region adds network latency.
+    RemoteRegionLatency,
+    // Decision rules.
+    /// Long work repeated over tuning rounds favours a stable dedicated card.
+    LongRepeatedTuning,
+    /// A deadline favours dedicated capacity.
+    HardDeadline,
+    /// Only checking that code runs: try shared capacity first.
+    CodeCheckSharedFirst,
+    /// Data must not leave the company: dedicated or private deployment.
+    DataInHouse,
+    /// A tight budget with time to queue favours shared capacity.
+    TightBudgetCanQueue,
+    /// Production inference with a P99 target favours dedicated or reserved instances.
+    ProductionInferenceLatency,
+    /// Multi-GPU training needs whole dedicated machines.
+    MultiGpuDedicated,
+    /// The VRAM need is beyond what 8-16 GB shared slices offer.
+    VramBeyondSlices,
+    /// The recommended offer has the lowest expected total among feasible offers.
+    CheapestTotal,
+    /// A rule's preference won because its offer is within the margin of the cheapest.
+    PreferenceWithinMargin,
+    /// A rule's preference lost because its offer costs more than the margin allows.
+    PreferenceOutweighed,
+    /// No offer is feasible.
+    NoFeasibleOffer,
+    /// The task has distinct phases best run on different capacity.
+    HybridPhases,
+}
+
+/// A rule with the numbers that make it concrete (all as display-ready text).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct Reason {
+    /// The rule.
+    pub rule: RuleId,
+    /// Named parameters, e.g. `need_gib`, `visible_gib`.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub params: BTreeMap<String, String>,
+}
+
+impl Reason {
+    /// A reason without parameters.
+    pub fn new(rule: RuleId) -> Reason {
+        Reason { rule, params: BTreeMap::new() }
+    }
+
+    /// Adds a parameter.
+    pub fn with(mut self, key: &str, value: impl ToString) -> Reason {
+        self.params.insert(key.to_owned(), value.to_string());
+        self
+    }
+
+    /// The English sentence for this reason (the CLI's wording; the site translates by rule id).
+    pub fn english(&self) -> String {
+        let p = |k: &str| self.params.get(k).cloned().unwrap_or_default();
+        match self.rule {
+            RuleId::VramOom => format!("needs {} GiB of VRAM but the offer shows {} GiB", p("need_gib"), p("visible_gib")),
+            RuleId::TooFewGpus => format!("needs {} GPUs, the offer has {}", p("need"), p("have")),
+            RuleId::SlicesCannotCombine => "GPU slices cannot be combined into one multi-GPU job".to_owned(),
+            RuleId::SensitivityRequiresDedicated => "data must stay in-house: shared capacity is excluded".to_owned(),
+            RuleId::SensitivityExcludesTenancy => format!("confidential data: {} is excluded", p("tenancy")),
+            RuleId::DeadlineP90Missed => format!("P90 completion {} h misses the {} h deadline", p("p90_hours"), p("deadline_hours")),
+            RuleId::LatencySloMissed => format!("P99 latency {} ms (with {} ms RTT) misses the {} ms target", p("p99_ms"), p("rtt_ms"), p("target_ms")),
+            RuleId::InterruptionsNotTolerated => "the task cannot be interrupted and this is spot capacity".to_owned(),
+            RuleId::NeverFinishes => "interruptions come faster than the work can finish; add checkpoints".to_owned(),
+            RuleId::QueueTooLong => format!("expected queue wait {} h exceeds the accepted {} h", p("queue_hours"), p("max_hours")),
+            RuleId::UnknownGpu => format!("GPU {} is not in the spec table", p("gpu")),
+            RuleId::VramTight => format!("fits with little headroom: {} of {} GiB", p("need_gib"), p("visible_gib")),
+            RuleId::OomRiskNoIsolation => "time slicing has no memory isolation: a neighbour can cause an OOM".to_owned(),
+            RuleId::MissingSecurityControls => format!("lacks security controls: {}", p("missing")),
+            RuleId::PriceIsEstimate => format!("the price is an estimate ({})", p("note")),
+            RuleId::OverBudget => format!("expected total {} exceeds the budget {}", p("total"), p("budget")),
+            RuleId::RemoteRegionLatency => format!("{} region adds about {} ms of round trip", p("class"), p("rtt_ms")),
+            RuleId::LongRepeatedTuning => format!("{} runs of {} h each: a stable dedicated card pays off", p("runs"), p("work_hours")),
+            RuleId::HardDeadline => format!("a deadline of {} h favours dedicated capacity", p("deadline_hours")),
+            RuleId::CodeCheckSharedFirst => "only checking that the code runs: try cheap shared capacity first".to_owned(),
+            RuleId::DataInHouse => "data must not leave the company: use dedicated machines or a private deployment".to_owned(),
+            RuleId::TightBudgetCanQueue => format!("a budget of {} with time to queue favours shared capacity", p("budget")),
+            RuleId::ProductionInferenceLatency => format!("production inference with a {} ms P99 target favours dedicated or reserved instances with autoscaling", p("target_ms")),
+            RuleId::MultiGpuDedicated => format!("{}-GPU training needs whole dedicated machines", p("gpus")),
+            RuleId::VramBeyondSlices => format!("{} GiB is beyond 8-16 GB shared slices", p("need_gib")),
+            RuleId::CheapestTotal => format!("{} has the lowest expected total, {}", p("offer"), p("total")),
+            RuleId::PreferenceWithinMargin => format!("{} costs at most {} % more than the cheapest, so the rules' preference for {} wins", p("offer"), p("margin_pct"), p("choice")),
+            RuleId::PreferenceOutweighed => format!("the rules favour {}, but its best offer costs {} % more than the cheapest", p("choice"), p("extra_pct")),
+            RuleId::NoFeasibleOffer => "no offer can run this task; see each offer's reasons".to_owned(),
+            RuleId::HybridPhases => "prototype on shared pay-as-you-go, then run the main work on dedicated capacity".to_owned(),
+        }
+    }
+}

@@ -1,0 +1,219 @@
+//! Tenancy: how an offer shares the physical GPU, and what that does to run time.
+//!
+//! Each tenancy has a default run-time multiplier *distribution* (median and P99), modelled as a
+//! log-normal: ln X ~ N(ln median, sigma) with sigma = ln(p99 / median) / 2.3263. The defaults are
+//! assumptions calibrated on published measurements (`shared/docs/research/calculators.md` §6):
+//! - dedicated: whole card; only run-to-run noise (median 1.00, P99 1.03).
+//! - MIG: hardware-partitioned, ~2-3 % overhead (practitioner estimate) and a small tail:
+//!   median 1/0.97 = 1.03, P99 1.08.
+//! - MPS: two tenants on an A100 cost 7.5 % throughput and +19.5 % per-token latency:
+//!   median 1.08, P99 1.30.
+//! - time-sliced: 4-way slicing cost 16 % aggregate throughput, 2-pod slicing raised P99 latency
+//!   1.66x with the median unchanged: median 1.15, P99 1.70.
+//! - vGPU: the default best-effort vGPU scheduler time-slices too, with fixed shares:
+//!   median 1.06, P99 1.35 (no direct measurement; between MIG and time slicing).
+//! - memory-capped container (HAMi, cGPU-style): memory isolated, compute time-shared:
+//!   median 1.12, P99 1.60 (assumed close to time slicing).
+//! - marketplace host: a whole card on someone's host; PCIe/host contention (x0.95) and a fat tail
+//!   from unknown neighbours on the host: median 1.05, P99 1.50.
+//! Every default can be replaced per offer ([`SlowdownOverride`]) or by a measured probe profile.
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+/// z-score of the 99th percentile of a standard normal.
+pub const Z_P99: f64 = 2.326_347_874_040_841;
+/// z-score of the 90th percentile of a standard normal.
+pub const Z_P90: f64 = 1.281_551_565_544_601;
+
+/// How the GPU is shared with other tenants.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum Tenancy {
+    /// The whole card, nobody else on it.
+    Dedicated,
+    /// A hardware MIG slice (A100, H100, H20, H200).
+    Mig,
+    /// An NVIDIA vGPU profile of a virtualised card.
+    Vgpu,
+    /// Time-sliced sharing (e.g. Kubernetes time-slicing), no memory isolation.
+    TimeSliced,
+    /// CUDA MPS with compute and memory limits.
+    Mps,
+    /// A container with a VRAM cap and shared compute (HAMi, cGPU, qGPU style).
+    MemCappedContainer,
+    /// A whole card on a third-party marketplace host.
+    MarketplaceHost,
+}
+
+impl Tenancy {
+    /// Every tenancy, dedicated first.
+    pub const ALL: [Tenancy; 7] = [
+        Tenancy::Dedicated,
+        Tenancy::Mig,
+        Tenancy::Vgpu,
+        Tenancy::TimeSliced,
+        Tenancy::Mps,
+        Tenancy::MemCappedContainer,
+        Tenancy::MarketplaceHost,
+    ];
+
+    /// The identifier used in files.
+    pub fn id(self) -> &'static str {
+        match self {
+            Tenancy::Dedicated => "dedicated",
+            Tenancy::Mig => "mig",
+            Tenancy::Vgpu => "vgpu",
+            Tenancy::TimeSliced => "time_sliced",
+            Tenancy::Mps => "mps",
+            Tenancy::MemCappedContainer => "mem_capped_container",
+            Tenancy::MarketplaceHost => "marketplace_host",
+        }
+    }
+
+    /// All identifiers, for error messages.
+    pub fn ids() -> Vec<&'static str> {
+        Tenancy::ALL.iter().map(|t| t.id()).collect()
+    }
+
+    /// Parses an identifier written by [`Tenancy::id`].
+    pub fn from_id(id: &str) -> Option<Tenancy> {
+        Tenancy::ALL.into_iter().find(|t| t.id() == id)
+    }
+
+    /// Whether this is shared compute (anything but a whole card to oneself).
+    ///
+    /// A marketplace host rents a whole card, but on a host shared with strangers: it counts as
+    /// shared, as the article does for "carpool" platforms.
+    pub fn is_shared(self) -> bool {
+        self != Tenancy::Dedicated
+    }
+
+    /// Whether the offer is a slice of a card, which cannot join a multi-GPU job.
+    pub fn is_slice(self) -> bool {
+        !matches!(self, Tenancy::Dedicated | Tenancy::MarketplaceHost)
+    }
+
+    /// Whether memory is isolated from the neighbours (no OOM caused by them).
+    pub fn isolates_memory(self) -> bool {
+        !matches!(self, Tenancy::TimeSliced)
+    }
+
+    /// The default run-time multiplier distribution (an assumption; see the module docs).
+    pub fn default_slowdown(self) -> Slowdown {
+        let (median, p99) = match self {
+            Tenancy::Dedicated => (1.00, 1.03),
+            Tenancy::Mig => (1.03, 1.08),
+            Tenancy::Vgpu => (1.06, 1.35),
+            Tenancy::TimeSliced => (1.15, 1.70),
+            Tenancy::Mps => (1.08, 1.30),
+            Tenancy::MemCappedContainer => (1.12, 1.60),
+            Tenancy::MarketplaceHost => (1.05, 1.50),
+        };
+        Slowdown { median, p99, source: SlowdownSource::Assumed }
+    }
+}
+
+/// Where a slowdown distribution comes from; shown next to every figure it drives.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum SlowdownSource {
+    /// The tenancy default: an assumption from published measurements.
+    Assumed,
+    /// Given on the offer (a provider's figure or the user's edit).
+    Offer,
+    /// Measured by the probe on a real machine.
+    Measured,
+}
+
+/// A run-time multiplier distribution: 1.0 is the speed of a dedicated card of the same model.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct Slowdown {
+    /// Median multiplier.
+    pub median: f64,
+    /// 99th-percentile multiplier (the tail); at least the median.
+    pub p99: f64,
+    /// Where these numbers come from.
+    pub source: SlowdownSource,
+}
+
+/// A per-offer replacement for the tenancy default.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct SlowdownOverride {
+    /// Median multiplier.
+    pub median: f64,
+    /// 99th-percentile multiplier.
+    pub p99: f64,
+    /// `offer` for a typed figure, `measured` when it came from a probe profile.
+    #[serde(default = "offer_source")]
+    pub source: SlowdownSource,
+}
+
+fn offer_source() -> SlowdownSource {
+    SlowdownSource::Offer
+}
+
+impl SlowdownOverride {
+    /// Checks the figures are usable: finite, median in [0.5, 20], P99 in [median, 50].
+    pub fn validate(&self) -> Result<(), String> {
+        if !(self.median.is_finite() && (0.5..=20.0).contains(&self.median)) {
+            return Err("slowdown median must be between 0.5 and 20".to_owned());
+        }
+        if !(self.p99.is_finite() && self.p99 >= self.median && self.p99 <= 50.0) {
+            return Err("slowdown P99 must be at least the median and at most 50".to_owned());
+        }
+        Ok(())
+    }
+}
+
+impl Slowdown {
+    /// The distribution an offer runs with: its override if any, else its tenancy's default.
+    pub fn for_offer(tenancy: Tenancy, over: Option<&SlowdownOverride>) -> Slowdown {
+        match over {
+            Some(o) => Slowdown { median: o.median, p99: o.p99, source: o.source },
+            None => tenancy.default_slowdown(),
+        }
+    }
+
+    /// The log-normal's sigma, fitted so that the 99th percentile is `p99`.
+    pub fn sigma(&self) -> f64 {
+        if self.p99 <= self.median { 0.0 } else { libm::log(self.p99 / self.median) / Z_P99 }
+    }
+
+    /// The mean multiplier: median x exp(sigma^2 / 2).
+    pub fn mean(&self) -> f64 {
+        let s = self.sigma();
+        self.median * libm::exp(s * s / 2.0)
+    }
+
+    /// The 90th-percentile multiplier.
+    pub fn p90(&self) -> f64 {
+        self.median * libm::exp(Z_P90 * self.sigma())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn defaults_are_ordered_and_fitted() {
+        let dedicated = Tenancy::Dedicated.default_slowdown();
+        for t in Tenancy::ALL {
+            let s = t.default_slowdown();
+            assert!(s.median >= dedicated.median, "{t:?}");
+            assert!(s.p99 >= s.median);
+            assert!((s.median * libm::exp(Z_P99 * s.sigma()) - s.p99).abs() < 1e-12);
+            assert!(s.mean() >= s.median && s.p90() <= s.p99);
+            assert_eq!(Tenancy::from_id(t.id()), Some(t));
+        }
+    }
+
+    #[test]
+    fn degenerate_distribution_has_no_spread() {
+        let s = Slowdown { median: 1.2, p99: 1.2, source: SlowdownSource::Offer };
+        assert_eq!(s.sigma(), 0.0);
+        assert_eq!(s.mean(), 1.2);
+        assert_eq!(s.p90(), 1.2);
+    }
+}
