@@ -71,13 +71,36 @@ pub struct BreakEven {
 const FACTORS: [f64; 11] = [0.1, 0.25, 0.5, 1.0, 2.0, 4.0, 8.0, 16.0, 24.0, 32.0, 64.0];
 
 /// Computes the break-even figures around the plan's ranked options.
-pub fn break_even(ctx: &Context<'_>, task: &TaskProfile, catalog: &Catalog, options: &[OptionResult]) -> BreakEven {
+pub fn break_even(
+    ctx: &Context<'_>,
+    task: &TaskProfile,
+    catalog: &Catalog,
+    options: &[OptionResult],
+) -> BreakEven {
     // GPU models in ranking order: the first that has both offers of a pair wins.
-    let mut gpus: Vec<&str> = options.iter().filter(|o| o.feasible).map(|o| o.gpu.as_str()).collect();
+    let mut gpus: Vec<&str> = options
+        .iter()
+        .filter(|o| o.feasible)
+        .map(|o| o.gpu.as_str())
+        .collect();
     gpus.extend(options.iter().map(|o| o.gpu.as_str()));
-    let monthly_vs_payg = gpus.iter().find_map(|g| commitment(ctx, catalog, g, BillingMode::PayAsYouGo, BillingMode::Monthly));
-    let yearly_vs_monthly = gpus.iter().find_map(|g| commitment(ctx, catalog, g, BillingMode::Monthly, BillingMode::Yearly));
-    BreakEven { monthly_vs_pay_as_you_go: monthly_vs_payg, yearly_vs_monthly, dedicated_vs_shared: run_length(ctx, task, catalog) }
+    let monthly_vs_payg = gpus.iter().find_map(|g| {
+        commitment(
+            ctx,
+            catalog,
+            g,
+            BillingMode::PayAsYouGo,
+            BillingMode::Monthly,
+        )
+    });
+    let yearly_vs_monthly = gpus
+        .iter()
+        .find_map(|g| commitment(ctx, catalog, g, BillingMode::Monthly, BillingMode::Yearly));
+    BreakEven {
+        monthly_vs_pay_as_you_go: monthly_vs_payg,
+        yearly_vs_monthly,
+        dedicated_vs_shared: run_length(ctx, task, catalog),
+    }
 }
 
 /// Per-GPU price of an offer in output currency (per hour or per term).
@@ -85,7 +108,12 @@ fn per_gpu(ctx: &Context<'_>, offer: &Offer) -> Decimal {
     ctx.offer_money(offer, offer.price) / Decimal::from(offer.gpu_count)
 }
 
-fn cheapest<'c>(ctx: &Context<'_>, catalog: &'c Catalog, gpu: &str, mode: BillingMode) -> Option<&'c Offer> {
+fn cheapest<'c>(
+    ctx: &Context<'_>,
+    catalog: &'c Catalog,
+    gpu: &str,
+    mode: BillingMode,
+) -> Option<&'c Offer> {
     catalog
         .offers
         .iter()
@@ -93,7 +121,13 @@ fn cheapest<'c>(ctx: &Context<'_>, catalog: &'c Catalog, gpu: &str, mode: Billin
         .min_by(|a, b| per_gpu(ctx, a).cmp(&per_gpu(ctx, b)).then(a.id.cmp(&b.id)))
 }
 
-fn commitment(ctx: &Context<'_>, catalog: &Catalog, gpu: &str, short: BillingMode, long: BillingMode) -> Option<CommitmentBreakEven> {
+fn commitment(
+    ctx: &Context<'_>,
+    catalog: &Catalog,
+    gpu: &str,
+    short: BillingMode,
+    long: BillingMode,
+) -> Option<CommitmentBreakEven> {
     let s = cheapest(ctx, catalog, gpu, short)?;
     let l = cheapest(ctx, catalog, gpu, long)?;
     let (short_price, long_price) = (per_gpu(ctx, s), per_gpu(ctx, l));
@@ -101,11 +135,19 @@ fn commitment(ctx: &Context<'_>, catalog: &Catalog, gpu: &str, short: BillingMod
         return None;
     }
     let ratio = long_price / short_price;
-    let (max_x, steps) = if short == BillingMode::PayAsYouGo { (HOURS_PER_MONTH, 10) } else { (12.0, 12) };
+    let (max_x, steps) = if short == BillingMode::PayAsYouGo {
+        (HOURS_PER_MONTH, 10)
+    } else {
+        (12.0, 12)
+    };
     let points = (0..=steps)
         .map(|i| {
             let x = max_x * f64::from(i) / f64::from(steps);
-            Point { x, a: ctx.money(short_price * crate::cost::dec(x)), b: ctx.money(long_price) }
+            Point {
+                x,
+                a: ctx.money(short_price * crate::cost::dec(x)),
+                b: ctx.money(long_price),
+            }
         })
         .collect();
     Some(CommitmentBreakEven {
@@ -117,20 +159,39 @@ fn commitment(ctx: &Context<'_>, catalog: &Catalog, gpu: &str, short: BillingMod
     })
 }
 
-fn run_length(ctx: &Context<'_>, task: &TaskProfile, catalog: &Catalog) -> Option<RunLengthBreakEven> {
+fn run_length(
+    ctx: &Context<'_>,
+    task: &TaskProfile,
+    catalog: &Catalog,
+) -> Option<RunLengthBreakEven> {
     if task.service.is_some() || task.work_hours <= 0.0 {
         return None;
     }
     let mut points = Vec::new();
     for factor in FACTORS {
-        let scaled = TaskProfile { work_hours: task.work_hours * factor, ..task.clone() };
+        let scaled = TaskProfile {
+            work_hours: task.work_hours * factor,
+            ..task.clone()
+        };
         let scaled_ctx = Context::new(&scaled, ctx.settings);
-        let options: Vec<OptionResult> = catalog.offers.iter().map(|o| evaluate(&scaled_ctx, o, None)).collect();
+        let options: Vec<OptionResult> = catalog
+            .offers
+            .iter()
+            .map(|o| evaluate(&scaled_ctx, o, None))
+            .collect();
         let best = |shared: bool| {
-            options.iter().filter(|o| o.feasible && o.shared == shared).map(|o| o.total_expected.amount).min()
+            options
+                .iter()
+                .filter(|o| o.feasible && o.shared == shared)
+                .map(|o| o.total_expected.amount)
+                .min()
         };
         if let (Some(a), Some(b)) = (best(true), best(false)) {
-            points.push(Point { x: scaled.work_hours, a: ctx.money(a), b: ctx.money(b) });
+            points.push(Point {
+                x: scaled.work_hours,
+                a: ctx.money(a),
+                b: ctx.money(b),
+            });
         }
     }
     if points.is_empty() {
@@ -140,13 +201,20 @@ fn run_length(ctx: &Context<'_>, task: &TaskProfile, catalog: &Catalog) -> Optio
     let work_hours = if cheaper(&points[0]) {
         Some(0.0)
     } else {
-        points.windows(2).find(|w| !cheaper(&w[0]) && cheaper(&w[1])).map(|w| {
-            // Linear interpolation of the gap between the two points.
-            let gap = |p: &Point| f64::try_from(p.b.amount - p.a.amount).unwrap_or(0.0);
-            let (g0, g1) = (gap(&w[0]), gap(&w[1]));
-            let t = if (g0 - g1).abs() > 0.0 { g0 / (g0 - g1) } else { 0.0 };
-            crate::cost::round4(w[0].x + t * (w[1].x - w[0].x))
-        })
+        points
+            .windows(2)
+            .find(|w| !cheaper(&w[0]) && cheaper(&w[1]))
+            .map(|w| {
+                // Linear interpolation of the gap between the two points.
+                let gap = |p: &Point| f64::try_from(p.b.amount - p.a.amount).unwrap_or(0.0);
+                let (g0, g1) = (gap(&w[0]), gap(&w[1]));
+                let t = if (g0 - g1).abs() > 0.0 {
+                    g0 / (g0 - g1)
+                } else {
+                    0.0
+                };
+                crate::cost::round4(w[0].x + t * (w[1].x - w[0].x))
+            })
     };
     Some(RunLengthBreakEven { work_hours, points })
 }

@@ -112,7 +112,9 @@ impl BillingMode {
 }
 
 /// A security control an offer provides; sensitive tasks require some of them.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize, JsonSchema)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize, JsonSchema,
+)]
 #[serde(rename_all = "snake_case")]
 pub enum SecurityControl {
     /// A private network (VPC).
@@ -331,7 +333,10 @@ pub const CSV_COLUMNS: [&str; 30] = [
 pub fn default_catalog() -> &'static Catalog {
     static CATALOG: OnceLock<Catalog> = OnceLock::new();
     CATALOG.get_or_init(|| {
-        parse_catalog_csv(DEFAULT_CATALOG_CSV).unwrap_or(Catalog { format_version: CATALOG_FORMAT_VERSION, offers: vec![] })
+        parse_catalog_csv(DEFAULT_CATALOG_CSV).unwrap_or(Catalog {
+            format_version: CATALOG_FORMAT_VERSION,
+            offers: vec![],
+        })
     })
 }
 
@@ -343,39 +348,80 @@ pub fn default_catalog_csv() -> &'static str {
 /// Reads our CSV format: `#` comment lines first, then a header naming the columns (any order;
 /// columns beyond ours are ignored), then one offer per row.
 pub fn parse_catalog_csv(text: &str) -> Result<Catalog, CatalogError> {
-    let skipped = text.lines().take_while(|l| l.starts_with('#') || l.trim().is_empty()).count();
+    let skipped = text
+        .lines()
+        .take_while(|l| l.starts_with('#') || l.trim().is_empty())
+        .count();
     let body: String = text.lines().skip(skipped).collect::<Vec<_>>().join("\n");
     let line_of = |pos: Option<&csv::Position>| pos.map_or(0, |p| p.line()) + skipped as u64;
-    let mut reader = csv::ReaderBuilder::new().flexible(false).from_reader(body.as_bytes());
+    let mut reader = csv::ReaderBuilder::new()
+        .flexible(false)
+        .from_reader(body.as_bytes());
     let headers = reader
         .headers()
-        .map_err(|e| CatalogError::Csv { line: line_of(e.position()), message: e.to_string() })?
+        .map_err(|e| CatalogError::Csv {
+            line: line_of(e.position()),
+            message: e.to_string(),
+        })?
         .clone();
     let index = |name: &str| headers.iter().position(|h| h.trim() == name);
-    let required = ["id", "provider", "gpu", "gpu_count", "tenancy", "billing_mode", "price", "currency"];
+    let required = [
+        "id",
+        "provider",
+        "gpu",
+        "gpu_count",
+        "tenancy",
+        "billing_mode",
+        "price",
+        "currency",
+    ];
     for name in required {
         if index(name).is_none() {
-            return Err(CatalogError::Csv { line: 1 + skipped as u64, message: format!("missing column {name:?}") });
+            return Err(CatalogError::Csv {
+                line: 1 + skipped as u64,
+                message: format!("missing column {name:?}"),
+            });
         }
     }
     let mut offers = Vec::new();
     for record in reader.records() {
-        let record = record.map_err(|e| CatalogError::Csv { line: line_of(e.position()), message: e.to_string() })?;
+        let record = record.map_err(|e| CatalogError::Csv {
+            line: line_of(e.position()),
+            message: e.to_string(),
+        })?;
         let line = line_of(record.position());
-        let get = |name: &str| index(name).and_then(|i| record.get(i)).map(str::trim).filter(|s| !s.is_empty());
+        let get = |name: &str| {
+            index(name)
+                .and_then(|i| record.get(i))
+                .map(str::trim)
+                .filter(|s| !s.is_empty())
+        };
         offers.push(offer_from_fields(line, &get)?);
     }
     check_unique(&offers)?;
-    Ok(Catalog { format_version: CATALOG_FORMAT_VERSION, offers })
+    Ok(Catalog {
+        format_version: CATALOG_FORMAT_VERSION,
+        offers,
+    })
 }
 
 /// Reads the JSON form (`{"format_version": 1, "offers": [...]}`), checking the version first.
 pub fn parse_catalog_json(text: &str) -> Result<Catalog, CatalogError> {
-    let json_err = |e: serde_json::Error| CatalogError::Json { line: e.line(), column: e.column(), message: e.to_string() };
+    let json_err = |e: serde_json::Error| CatalogError::Json {
+        line: e.line(),
+        column: e.column(),
+        message: e.to_string(),
+    };
     let value: serde_json::Value = serde_json::from_str(text).map_err(json_err)?;
-    let version = value.get("format_version").and_then(serde_json::Value::as_u64).unwrap_or(0);
+    let version = value
+        .get("format_version")
+        .and_then(serde_json::Value::as_u64)
+        .unwrap_or(0);
     if version > u64::from(CATALOG_FORMAT_VERSION) {
-        return Err(CatalogError::UnsupportedFormat { found: version, max: CATALOG_FORMAT_VERSION });
+        return Err(CatalogError::UnsupportedFormat {
+            found: version,
+            max: CATALOG_FORMAT_VERSION,
+        });
     }
     let catalog: Catalog = serde_json::from_str(text).map_err(json_err)?;
     for (i, offer) in catalog.offers.iter().enumerate() {
@@ -439,7 +485,10 @@ pub fn catalog_to_json(catalog: &Catalog) -> String {
 }
 
 fn serde_plain<T: Serialize>(value: &T) -> String {
-    serde_json::to_value(value).ok().and_then(|v| v.as_str().map(str::to_owned)).unwrap_or_default()
+    serde_json::to_value(value)
+        .ok()
+        .and_then(|v| v.as_str().map(str::to_owned))
+        .unwrap_or_default()
 }
 
 fn check_unique(offers: &[Offer]) -> Result<(), CatalogError> {
@@ -452,37 +501,77 @@ fn check_unique(offers: &[Offer]) -> Result<(), CatalogError> {
     Ok(())
 }
 
-fn offer_from_fields<'a>(line: u64, get: &dyn Fn(&str) -> Option<&'a str>) -> Result<Offer, CatalogError> {
-    let bad = |field: &str, message: String| CatalogError::Field { line, field: field.to_owned(), message };
-    let text = |field: &str| get(field).map(str::to_owned).ok_or_else(|| bad(field, "is required".to_owned()));
+fn offer_from_fields<'a>(
+    line: u64,
+    get: &dyn Fn(&str) -> Option<&'a str>,
+) -> Result<Offer, CatalogError> {
+    let bad = |field: &str, message: String| CatalogError::Field {
+        line,
+        field: field.to_owned(),
+        message,
+    };
+    let text = |field: &str| {
+        get(field)
+            .map(str::to_owned)
+            .ok_or_else(|| bad(field, "is required".to_owned()))
+    };
     let decimal = |field: &str| number::<Decimal>(line, field, get(field));
-    let float = |field: &str| number::<f64>(line, field, get(field)).and_then(|v| finite(line, field, v));
+    let float =
+        |field: &str| number::<f64>(line, field, get(field)).and_then(|v| finite(line, field, v));
     let whole = |field: &str| number::<u32>(line, field, get(field));
 
     let tenancy_text = text("tenancy")?;
-    let tenancy = Tenancy::from_id(&tenancy_text)
-        .ok_or_else(|| bad("tenancy", format!("{tenancy_text:?} is not one of {}", Tenancy::ids().join(", "))))?;
+    let tenancy = Tenancy::from_id(&tenancy_text).ok_or_else(|| {
+        bad(
+            "tenancy",
+            format!(
+                "{tenancy_text:?} is not one of {}",
+                Tenancy::ids().join(", ")
+            ),
+        )
+    })?;
     let billing_text = text("billing_mode")?;
     let billing_mode = BillingMode::from_id(&billing_text).ok_or_else(|| {
         let all: Vec<_> = BillingMode::ALL.iter().map(|m| m.id()).collect();
-        bad("billing_mode", format!("{billing_text:?} is not one of {}", all.join(", ")))
+        bad(
+            "billing_mode",
+            format!("{billing_text:?} is not one of {}", all.join(", ")),
+        )
     })?;
     let currency_text = text("currency")?;
-    let currency =
-        Currency::from_code(&currency_text).ok_or_else(|| bad("currency", format!("{currency_text:?} is not CNY or USD")))?;
+    let currency = Currency::from_code(&currency_text)
+        .ok_or_else(|| bad("currency", format!("{currency_text:?} is not CNY or USD")))?;
     let granularity = match get("granularity") {
         None => None,
-        Some(g) => Some(Granularity::from_id(g).ok_or_else(|| bad("granularity", format!("{g:?} is not second, minute or hour")))?),
+        Some(g) => Some(Granularity::from_id(g).ok_or_else(|| {
+            bad(
+                "granularity",
+                format!("{g:?} is not second, minute or hour"),
+            )
+        })?),
     };
     let region_class = match get("region_class").unwrap_or("tier1") {
         "tier1" => RegionClass::Tier1,
         "remote" => RegionClass::Remote,
         "overseas" => RegionClass::Overseas,
-        other => return Err(bad("region_class", format!("{other:?} is not tier1, remote or overseas"))),
+        other => {
+            return Err(bad(
+                "region_class",
+                format!("{other:?} is not tier1, remote or overseas"),
+            ));
+        }
     };
     let mut security = Vec::new();
-    for item in get("security").unwrap_or("").split(';').map(str::trim).filter(|s| !s.is_empty()) {
-        security.push(SecurityControl::from_id(item).ok_or_else(|| bad("security", format!("unknown control {item:?}")))?);
+    for item in get("security")
+        .unwrap_or("")
+        .split(';')
+        .map(str::trim)
+        .filter(|s| !s.is_empty())
+    {
+        security.push(
+            SecurityControl::from_id(item)
+                .ok_or_else(|| bad("security", format!("unknown control {item:?}")))?,
+        );
     }
     let estimate = match get("estimate").unwrap_or("false") {
         "true" | "yes" | "1" => true,
@@ -530,7 +619,11 @@ fn offer_from_fields<'a>(line: u64, get: &dyn Fn(&str) -> Option<&'a str>) -> Re
     Ok(offer)
 }
 
-fn number<T: FromStr>(line: u64, field: &str, value: Option<&str>) -> Result<Option<T>, CatalogError> {
+fn number<T: FromStr>(
+    line: u64,
+    field: &str,
+    value: Option<&str>,
+) -> Result<Option<T>, CatalogError> {
     value
         .map(|v| {
             v.parse::<T>().map_err(|_| CatalogError::Field {
@@ -544,9 +637,11 @@ fn number<T: FromStr>(line: u64, field: &str, value: Option<&str>) -> Result<Opt
 
 fn finite(line: u64, field: &str, value: Option<f64>) -> Result<Option<f64>, CatalogError> {
     match value {
-        Some(v) if !v.is_finite() => {
-            Err(CatalogError::Field { line, field: field.to_owned(), message: format!("{v} is not a finite number") })
-        }
+        Some(v) if !v.is_finite() => Err(CatalogError::Field {
+            line,
+            field: field.to_owned(),
+            message: format!("{v} is not a finite number"),
+        }),
         other => Ok(other),
     }
 }
@@ -568,7 +663,10 @@ pub fn validate_offer(o: &Offer) -> Result<(), (String, String)> {
         return fail("id", "is required");
     }
     if crate::gpu::find_gpu(&o.gpu).is_none() {
-        return Err(("gpu".to_owned(), format!("{:?} is not in the GPU spec table", o.gpu)));
+        return Err((
+            "gpu".to_owned(),
+            format!("{:?} is not in the GPU spec table", o.gpu),
+        ));
     }
     if o.gpu_count == 0 || o.gpu_count > 1024 {
         return fail("gpu_count", "must be between 1 and 1024");
@@ -599,7 +697,10 @@ pub fn validate_offer(o: &Offer) -> Result<(), (String, String)> {
     if let Some(p) = o.interruption_per_month
         && !(0.0..1.0).contains(&p)
     {
-        return fail("interruption_per_month", "must be a probability from 0 up to (not including) 1");
+        return fail(
+            "interruption_per_month",
+            "must be a probability from 0 up to (not including) 1",
+        );
     }
     if let Some(q) = o.queue_wait_hours
         && !(q.is_finite() && (0.0..=10_000.0).contains(&q))
@@ -607,13 +708,22 @@ pub fn validate_offer(o: &Offer) -> Result<(), (String, String)> {
         return fail("queue_wait_hours", "must be between 0 and 10000");
     }
     if o.billing_mode == BillingMode::Reserved && !matches!(o.term_months, Some(1..=120)) {
-        return fail("term_months", "a reserved offer needs a term of 1 to 120 months");
+        return fail(
+            "term_months",
+            "a reserved offer needs a term of 1 to 120 months",
+        );
     }
     if o.billing_mode.is_metered() && o.granularity.is_none() {
-        return fail("granularity", "a pay-as-you-go or spot offer needs second, minute or hour");
+        return fail(
+            "granularity",
+            "a pay-as-you-go or spot offer needs second, minute or hour",
+        );
     }
     if o.tenancy == Tenancy::Dedicated && o.gpu_fraction < 1.0 {
-        return fail("gpu_fraction", "a dedicated offer rents whole GPUs (fraction 1)");
+        return fail(
+            "gpu_fraction",
+            "a dedicated offer rents whole GPUs (fraction 1)",
+        );
     }
     if let Some(s) = &o.slowdown {
         s.validate().map_err(|m| ("slowdown".to_owned(), m))?;
@@ -631,14 +741,21 @@ mod tests {
     fn the_default_catalog_parses_whole() {
         let parsed = parse_catalog_csv(DEFAULT_CATALOG_CSV);
         let catalog = parsed.unwrap();
-        assert!(catalog.offers.len() >= 40, "{} offers", catalog.offers.len());
+        assert!(
+            catalog.offers.len() >= 40,
+            "{} offers",
+            catalog.offers.len()
+        );
         assert_eq!(default_catalog().offers.len(), catalog.offers.len());
     }
 
     #[test]
     fn csv_and_json_round_trip() {
         let catalog = default_catalog();
-        assert_eq!(&parse_catalog_csv(&catalog_to_csv(catalog)).unwrap(), catalog);
+        assert_eq!(
+            &parse_catalog_csv(&catalog_to_csv(catalog)).unwrap(),
+            catalog
+        );
         let json = catalog_to_json(catalog);
         assert!(json.starts_with("{\n  \"format_version\": 1,"));
         assert_eq!(&parse_catalog_json(&json).unwrap(), catalog);
@@ -650,18 +767,42 @@ mod tests {
             "# comment\n{HEADER}\nok,P,r,tier1,A10,1,dedicated,1,24,pay_as_you_go,1.5,CNY,second,2026,src\nbad,P,r,tier1,A10,1,dedicated,1,24,pay_as_you_go,abc,CNY,second,2026,src\n"
         );
         let err = parse_catalog_csv(&csv).unwrap_err();
-        assert_eq!(err, CatalogError::Field { line: 4, field: "price".into(), message: "\"abc\" is not a valid number".into() });
-        let csv = format!("{HEADER}\nx,P,r,tier1,A10,1,shared,1,24,pay_as_you_go,1,CNY,second,2026,src\n");
-        assert!(matches!(parse_catalog_csv(&csv), Err(CatalogError::Field { line: 2, ref field, .. }) if field == "tenancy"));
-        let csv = format!("{HEADER}\nx,P,r,tier1,B9000,1,dedicated,1,24,pay_as_you_go,1,CNY,second,2026,src\n");
-        assert!(matches!(parse_catalog_csv(&csv), Err(CatalogError::Field { ref field, .. }) if field == "gpu"));
-        let csv = format!("{HEADER}\nx,P,r,tier1,A10,1,dedicated,1,24,pay_as_you_go,1,CNY,,2026,src\n");
-        assert!(matches!(parse_catalog_csv(&csv), Err(CatalogError::Field { ref field, .. }) if field == "granularity"));
+        assert_eq!(
+            err,
+            CatalogError::Field {
+                line: 4,
+                field: "price".into(),
+                message: "\"abc\" is not a valid number".into()
+            }
+        );
+        let csv = format!(
+            "{HEADER}\nx,P,r,tier1,A10,1,shared,1,24,pay_as_you_go,1,CNY,second,2026,src\n"
+        );
+        assert!(
+            matches!(parse_catalog_csv(&csv), Err(CatalogError::Field { line: 2, ref field, .. }) if field == "tenancy")
+        );
+        let csv = format!(
+            "{HEADER}\nx,P,r,tier1,B9000,1,dedicated,1,24,pay_as_you_go,1,CNY,second,2026,src\n"
+        );
+        assert!(
+            matches!(parse_catalog_csv(&csv), Err(CatalogError::Field { ref field, .. }) if field == "gpu")
+        );
+        let csv =
+            format!("{HEADER}\nx,P,r,tier1,A10,1,dedicated,1,24,pay_as_you_go,1,CNY,,2026,src\n");
+        assert!(
+            matches!(parse_catalog_csv(&csv), Err(CatalogError::Field { ref field, .. }) if field == "granularity")
+        );
         let csv = format!(
             "{HEADER}\nx,P,r,tier1,A10,1,dedicated,1,24,pay_as_you_go,1,CNY,second,2026,src\nx,P,r,tier1,A10,1,dedicated,1,24,pay_as_you_go,1,CNY,second,2026,src\n"
         );
-        assert_eq!(parse_catalog_csv(&csv).unwrap_err(), CatalogError::DuplicateId { id: "x".into() });
-        assert!(matches!(parse_catalog_csv("id,provider\nx,y\n"), Err(CatalogError::Csv { .. })));
+        assert_eq!(
+            parse_catalog_csv(&csv).unwrap_err(),
+            CatalogError::DuplicateId { id: "x".into() }
+        );
+        assert!(matches!(
+            parse_catalog_csv("id,provider\nx,y\n"),
+            Err(CatalogError::Csv { .. })
+        ));
         assert!(matches!(
             parse_catalog_json("{\"format_version\": 9, \"offers\": []}"),
             Err(CatalogError::UnsupportedFormat { found: 9, max: 1 })

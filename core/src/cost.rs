@@ -30,7 +30,11 @@ pub struct Context<'a> {
 impl<'a> Context<'a> {
     /// Prepares the shared parts of an evaluation.
     pub fn new(task: &'a TaskProfile, settings: &'a PlanSettings) -> Context<'a> {
-        Context { task, settings, reference: find_gpu(&task.reference_gpu) }
+        Context {
+            task,
+            settings,
+            reference: find_gpu(&task.reference_gpu),
+        }
     }
 
     /// Converts an amount to the output currency at the user's rate.
@@ -45,7 +49,11 @@ impl<'a> Context<'a> {
 
     /// The discount factor for a provider (1 when none is set).
     pub fn discount(&self, provider: &str) -> Decimal {
-        self.settings.discounts.iter().find(|d| d.provider == provider).map_or(Decimal::ONE, |d| d.factor)
+        self.settings
+            .discounts
+            .iter()
+            .find(|d| d.provider == provider)
+            .map_or(Decimal::ONE, |d| d.factor)
     }
 
     /// An offer's own price converted to output currency with its provider discount.
@@ -61,7 +69,8 @@ impl<'a> Context<'a> {
     /// Money in the output currency, rounded to the minor unit.
     pub fn money(&self, amount: Decimal) -> Money {
         let digits = self.settings.currency.minor_digits();
-        let mut rounded = amount.round_dp_with_strategy(digits, RoundingStrategy::MidpointAwayFromZero);
+        let mut rounded =
+            amount.round_dp_with_strategy(digits, RoundingStrategy::MidpointAwayFromZero);
         rounded.rescale(digits);
         Money::new(rounded, self.settings.currency)
     }
@@ -72,7 +81,9 @@ pub fn dec(x: f64) -> Decimal {
     if !x.is_finite() {
         return Decimal::from(1_000_000_000i64);
     }
-    Decimal::from_f64_retain(x.clamp(-1e12, 1e12)).unwrap_or_default().round_dp(6)
+    Decimal::from_f64_retain(x.clamp(-1e12, 1e12))
+        .unwrap_or_default()
+        .round_dp(6)
 }
 
 /// How fast the offer's GPU is relative to the reference GPU for this kind of work.
@@ -120,7 +131,8 @@ pub fn term_hours(offer: &Offer) -> Option<f64> {
 pub fn term_price(offer: &Offer) -> Decimal {
     match offer.billing_mode {
         BillingMode::Reserved => {
-            offer.upfront.unwrap_or_default() + offer.price * Decimal::from(offer.term_months.unwrap_or(12))
+            offer.upfront.unwrap_or_default()
+                + offer.price * Decimal::from(offer.term_months.unwrap_or(12))
         }
         _ => offer.price,
     }
@@ -128,7 +140,12 @@ pub fn term_price(offer: &Offer) -> Decimal {
 
 /// Rent in the offer's currency, before discount: metered offers per run with granularity and
 /// minimum; subscriptions per started term over the hours the machine is held.
-pub fn rent_in_offer_currency(offer: &Offer, running_hours: f64, held_hours: f64, runs: u32) -> Decimal {
+pub fn rent_in_offer_currency(
+    offer: &Offer,
+    running_hours: f64,
+    held_hours: f64,
+    runs: u32,
+) -> Decimal {
     match term_hours(offer) {
         None => {
             let per_run = running_hours / f64::from(runs.max(1));
@@ -142,7 +159,9 @@ pub fn rent_in_offer_currency(offer: &Offer, running_hours: f64, held_hours: f64
                     .unwrap_or(0),
             };
             let one = if hours <= MAX_RUN_HOURS {
-                pay_as_you_go_rent(hours, &plan).map(|q| q.rent.amount).unwrap_or(offer.price * hours)
+                pay_as_you_go_rent(hours, &plan)
+                    .map(|q| q.rent.amount)
+                    .unwrap_or(offer.price * hours)
             } else {
                 offer.price * hours
             };
@@ -171,7 +190,11 @@ pub fn evaluate(ctx: &Context<'_>, offer: &Offer, draws: Option<&Draws>) -> Opti
         reasons.push(vram_reason(RuleId::VramOom, task.vram_gib, offer.vram_gib));
         VramFit::Oom
     } else if task.vram_gib > VRAM_TIGHT_SHARE * offer.vram_gib {
-        flags.push(vram_reason(RuleId::VramTight, task.vram_gib, offer.vram_gib));
+        flags.push(vram_reason(
+            RuleId::VramTight,
+            task.vram_gib,
+            offer.vram_gib,
+        ));
         VramFit::Tight
     } else {
         VramFit::Fits
@@ -182,7 +205,11 @@ pub fn evaluate(ctx: &Context<'_>, offer: &Offer, draws: Option<&Draws>) -> Opti
 
     // GPU count and slices.
     if task.gpus > offer.gpu_count {
-        reasons.push(Reason::new(RuleId::TooFewGpus).with("need", task.gpus).with("have", offer.gpu_count));
+        reasons.push(
+            Reason::new(RuleId::TooFewGpus)
+                .with("need", task.gpus)
+                .with("have", offer.gpu_count),
+        );
     }
     if task.gpus > 1 && offer.tenancy.is_slice() {
         reasons.push(Reason::new(RuleId::SlicesCannotCombine));
@@ -193,15 +220,26 @@ pub fn evaluate(ctx: &Context<'_>, offer: &Offer, draws: Option<&Draws>) -> Opti
         Sensitivity::InHouse if offer.tenancy.is_shared() => {
             reasons.push(Reason::new(RuleId::SensitivityRequiresDedicated));
         }
-        Sensitivity::Confidential if matches!(offer.tenancy, Tenancy::TimeSliced | Tenancy::MarketplaceHost) => {
-            reasons.push(Reason::new(RuleId::SensitivityExcludesTenancy).with("tenancy", offer.tenancy.id()));
+        Sensitivity::Confidential
+            if matches!(
+                offer.tenancy,
+                Tenancy::TimeSliced | Tenancy::MarketplaceHost
+            ) =>
+        {
+            reasons.push(
+                Reason::new(RuleId::SensitivityExcludesTenancy).with("tenancy", offer.tenancy.id()),
+            );
         }
         _ => {}
     }
-    let missing: Vec<&str> =
-        required_controls(task.sensitivity).iter().filter(|c| !offer.security.contains(c)).map(|c| c.id()).collect();
+    let missing: Vec<&str> = required_controls(task.sensitivity)
+        .iter()
+        .filter(|c| !offer.security.contains(c))
+        .map(|c| c.id())
+        .collect();
     if !missing.is_empty() {
-        flags.push(Reason::new(RuleId::MissingSecurityControls).with("missing", missing.join(", ")));
+        flags
+            .push(Reason::new(RuleId::MissingSecurityControls).with("missing", missing.join(", ")));
     }
 
     // Interruptions and queue.
@@ -212,7 +250,11 @@ pub fn evaluate(ctx: &Context<'_>, offer: &Offer, draws: Option<&Draws>) -> Opti
     if let Some(max) = task.max_queue_hours
         && queue_mean > max
     {
-        reasons.push(Reason::new(RuleId::QueueTooLong).with("queue_hours", fmt1(queue_mean)).with("max_hours", fmt1(max)));
+        reasons.push(
+            Reason::new(RuleId::QueueTooLong)
+                .with("queue_hours", fmt1(queue_mean))
+                .with("max_hours", fmt1(max)),
+        );
     }
 
     // Work on this offer.
@@ -220,7 +262,12 @@ pub fn evaluate(ctx: &Context<'_>, offer: &Offer, draws: Option<&Draws>) -> Opti
         (Some(r), Some(g)) => speed_ratio(r, g, task.bound),
         _ => 1.0,
     };
-    let used = if task.scales_across_gpus { offer.gpu_count } else { task.gpus.min(offer.gpu_count) }.max(1);
+    let used = if task.scales_across_gpus {
+        offer.gpu_count
+    } else {
+        task.gpus.min(offer.gpu_count)
+    }
+    .max(1);
     let efficiency = if used > 1 { MULTI_GPU_EFFICIENCY } else { 1.0 };
     let throughput = speed * offer.gpu_fraction * f64::from(used) * efficiency;
     let slowdown = Slowdown::for_offer(offer.tenancy, offer.slowdown.as_ref());
@@ -231,7 +278,11 @@ pub fn evaluate(ctx: &Context<'_>, offer: &Offer, draws: Option<&Draws>) -> Opti
         Some(s) => TimeInputs {
             run_hours: s.hours_per_month * s.months,
             runs: 1,
-            slowdown: Slowdown { median: 1.0, p99: 1.0, source: SlowdownSource::Assumed },
+            slowdown: Slowdown {
+                median: 1.0,
+                p99: 1.0,
+                source: SlowdownSource::Assumed,
+            },
             interruptions_per_hour: 0.0,
             checkpoint: None,
             queue_mean_hours: 0.0,
@@ -251,16 +302,27 @@ pub fn evaluate(ctx: &Context<'_>, offer: &Offer, draws: Option<&Draws>) -> Opti
     if expected.never_finishes {
         reasons.push(Reason::new(RuleId::NeverFinishes));
     }
+    // The distribution is only needed where the offer is still in the running.
     let (p50, p90, running_p90, miss) = match draws {
-        Some(d) if !expected.never_finishes => {
+        Some(d) if reasons.is_empty() => {
             let sim = simulate(&inputs, d, ctx.settings.seed, &offer.id);
-            let (p50, _) = sim.at_quantile(0.5);
-            let (p90, running_p90) = sim.at_quantile(0.9);
-            (p50, p90, running_p90, task.deadline_hours.map(|h| sim.share_over(h)))
+            let ((p50, _), (p90, running_p90)) = sim.p50_p90();
+            (
+                p50,
+                p90,
+                running_p90,
+                task.deadline_hours.map(|h| sim.share_over(h)),
+            )
         }
         _ => {
             let wall = expected.wall_hours();
-            (wall, wall, expected.running_hours, task.deadline_hours.map(|h| if wall > h { 1.0 } else { 0.0 }))
+            (
+                wall,
+                wall,
+                expected.running_hours,
+                task.deadline_hours
+                    .map(|h| if wall > h { 1.0 } else { 0.0 }),
+            )
         }
     };
     if let Some(deadline) = task.deadline_hours
@@ -268,7 +330,9 @@ pub fn evaluate(ctx: &Context<'_>, offer: &Offer, draws: Option<&Draws>) -> Opti
         && p90 > deadline
     {
         reasons.push(
-            Reason::new(RuleId::DeadlineP90Missed).with("p90_hours", fmt1(p90)).with("deadline_hours", fmt1(deadline)),
+            Reason::new(RuleId::DeadlineP90Missed)
+                .with("p90_hours", fmt1(p90))
+                .with("deadline_hours", fmt1(deadline)),
         );
     }
 
@@ -300,11 +364,24 @@ pub fn evaluate(ctx: &Context<'_>, offer: &Offer, draws: Option<&Draws>) -> Opti
     let held = |running: f64, wall: f64| match service {
         Some(s) => s.months * HOURS_PER_MONTH,
         None if offer.billing_mode.is_metered() => running,
-        None => wall - if inputs.queue_every_run { 0.0 } else { inputs.queue_mean_hours.min(wall) },
+        None => {
+            wall - if inputs.queue_every_run {
+                0.0
+            } else {
+                inputs.queue_mean_hours.min(wall)
+            }
+        }
     };
     let runs = inputs.runs;
     let price = |amount: Decimal| ctx.offer_money(offer, amount);
-    let rent_at = |running: f64, wall: f64| price(rent_in_offer_currency(offer, running, held(running, wall), runs));
+    let rent_at = |running: f64, wall: f64| {
+        price(rent_in_offer_currency(
+            offer,
+            running,
+            held(running, wall),
+            runs,
+        ))
+    };
     let storage_at = |wall: f64| {
         let months = match service {
             Some(s) => s.months.max(task.storage_months),
@@ -315,10 +392,22 @@ pub fn evaluate(ctx: &Context<'_>, offer: &Offer, draws: Option<&Draws>) -> Opti
             None if offer.billing_mode.is_metered() => wall / HOURS_PER_MONTH,
             None => 0.0,
         };
-        price(offer.storage_per_gb_month * dec(task.storage_gb) * dec(months) + offer.system_disk_per_month * dec(disk_months))
+        price(
+            offer.storage_per_gb_month * dec(task.storage_gb) * dec(months)
+                + offer.system_disk_per_month * dec(disk_months),
+        )
     };
-    let time_at = |wall: f64| if service.is_some() { Decimal::ZERO } else { ctx.task_money(task.value_of_time_per_hour) * dec(wall) };
-    let penalty = task.deadline_penalty.map(|p| ctx.task_money(p)).unwrap_or_default();
+    let time_at = |wall: f64| {
+        if service.is_some() {
+            Decimal::ZERO
+        } else {
+            ctx.task_money(task.value_of_time_per_hour) * dec(wall)
+        }
+    };
+    let penalty = task
+        .deadline_penalty
+        .map(|p| ctx.task_money(p))
+        .unwrap_or_default();
 
     let wall_expected = expected.wall_hours();
     let rent = ctx.money(rent_at(expected.running_hours, wall_expected));
@@ -326,24 +415,36 @@ pub fn evaluate(ctx: &Context<'_>, offer: &Offer, draws: Option<&Draws>) -> Opti
     let egress = ctx.money(price(offer.egress_per_gb * dec(task.egress_gb)));
     let time_cost = ctx.money(time_at(wall_expected));
     let risk_cost = ctx.money(penalty * dec(miss.unwrap_or(0.0)));
-    let total_expected = ctx.money(rent.amount + storage.amount + egress.amount + time_cost.amount + risk_cost.amount);
+    let total_expected = ctx
+        .money(rent.amount + storage.amount + egress.amount + time_cost.amount + risk_cost.amount);
     let missed_at_p90 = task.deadline_hours.is_some_and(|d| p90 > d);
     let total_p90 = ctx.money(
         ctx.money(rent_at(running_p90, p90)).amount
             + ctx.money(storage_at(p90)).amount
             + egress.amount
             + ctx.money(time_at(p90)).amount
-            + if missed_at_p90 { ctx.money(penalty).amount } else { Decimal::ZERO },
+            + if missed_at_p90 {
+                ctx.money(penalty).amount
+            } else {
+                Decimal::ZERO
+            },
     );
 
     if let Some(budget) = task.budget {
         let budget = ctx.money(ctx.task_money(budget));
         if total_expected.amount > budget.amount {
-            flags.push(Reason::new(RuleId::OverBudget).with("total", total_expected.display()).with("budget", budget.display()));
+            flags.push(
+                Reason::new(RuleId::OverBudget)
+                    .with("total", total_expected.display())
+                    .with("budget", budget.display()),
+            );
         }
     }
     if offer.estimate {
-        flags.push(Reason::new(RuleId::PriceIsEstimate).with("note", offer.estimate_note.clone().unwrap_or_default()));
+        flags.push(
+            Reason::new(RuleId::PriceIsEstimate)
+                .with("note", offer.estimate_note.clone().unwrap_or_default()),
+        );
     }
 
     OptionResult {
@@ -380,7 +481,9 @@ pub fn evaluate(ctx: &Context<'_>, offer: &Offer, draws: Option<&Draws>) -> Opti
 }
 
 fn vram_reason(rule: RuleId, need: f64, visible: f64) -> Reason {
-    Reason::new(rule).with("need_gib", fmt1(need)).with("visible_gib", fmt1(visible))
+    Reason::new(rule)
+        .with("need_gib", fmt1(need))
+        .with("visible_gib", fmt1(visible))
 }
 
 /// A region class's identifier.
@@ -394,10 +497,18 @@ pub fn region_class_id(class: RegionClass) -> &'static str {
 
 /// One decimal place, for reason parameters.
 pub fn fmt1(x: f64) -> String {
-    if x.is_finite() { format!("{x:.1}") } else { "∞".to_owned() }
+    if x.is_finite() {
+        format!("{x:.1}")
+    } else {
+        "∞".to_owned()
+    }
 }
 
 /// Rounds to 4 decimals so outputs are stable text; non-finite hours become the horizon.
 pub fn round4(x: f64) -> f64 {
-    if x.is_finite() { libm::round(x * 10_000.0) / 10_000.0 } else { 10_000_000.0 }
+    if x.is_finite() {
+        libm::round(x * 10_000.0) / 10_000.0
+    } else {
+        10_000_000.0
+    }
 }

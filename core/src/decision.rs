@@ -13,7 +13,7 @@ use serde::{Deserialize, Serialize};
 use crate::catalog::{BillingMode, Catalog};
 use crate::cost::{Context, rent_in_offer_currency};
 use crate::money::{Currency, Money};
-use crate::plan::{OptionResult, find_offer};
+use crate::plan::OptionResult;
 use crate::reason::{Reason, RuleId};
 use crate::risk::HOURS_PER_MONTH;
 use crate::task::{Sensitivity, TaskKind, TaskProfile};
@@ -77,14 +77,18 @@ pub fn decide(task: &TaskProfile, options: &[OptionResult]) -> Decision {
 
     let mut prefer_dedicated = Vec::new();
     if task.work_hours >= LONG_RUN_HOURS && task.runs >= TUNING_RUNS {
-        prefer_dedicated
-            .push(Reason::new(RuleId::LongRepeatedTuning).with("runs", task.runs).with("work_hours", task.work_hours));
+        prefer_dedicated.push(
+            Reason::new(RuleId::LongRepeatedTuning)
+                .with("runs", task.runs)
+                .with("work_hours", task.work_hours),
+        );
     }
     if let Some(d) = task.deadline_hours {
         prefer_dedicated.push(Reason::new(RuleId::HardDeadline).with("deadline_hours", d));
     }
     if let (TaskKind::Inference, Some(l), Some(_)) = (task.kind, task.latency, task.service) {
-        prefer_dedicated.push(Reason::new(RuleId::ProductionInferenceLatency).with("target_ms", l.p99_ms));
+        prefer_dedicated
+            .push(Reason::new(RuleId::ProductionInferenceLatency).with("target_ms", l.p99_ms));
     }
     if task.gpus > 1 {
         prefer_dedicated.push(Reason::new(RuleId::MultiGpuDedicated).with("gpus", task.gpus));
@@ -105,7 +109,13 @@ pub fn decide(task: &TaskProfile, options: &[OptionResult]) -> Decision {
 
     let Some(best) = best else {
         reasons.insert(0, Reason::new(RuleId::NoFeasibleOffer));
-        return Decision { choice: Choice::NoFeasibleOffer, recommended_offer: None, best_shared: None, best_dedicated: None, reasons };
+        return Decision {
+            choice: Choice::NoFeasibleOffer,
+            recommended_offer: None,
+            best_shared: None,
+            best_dedicated: None,
+            reasons,
+        };
     };
     let ids = |o: Option<&OptionResult>| o.map(|o| o.offer_id.clone());
 
@@ -137,7 +147,10 @@ pub fn decide(task: &TaskProfile, options: &[OptionResult]) -> Decision {
     let margin = |preferred: &OptionResult| {
         let cheapest = best.total_expected.amount;
         let limit = cheapest * Decimal::from(100 + PREFERENCE_MARGIN_PCT) / Decimal::from(100);
-        (preferred.total_expected.amount <= limit, extra_pct(preferred.total_expected.amount, cheapest))
+        (
+            preferred.total_expected.amount <= limit,
+            extra_pct(preferred.total_expected.amount, cheapest),
+        )
     };
     let mut chosen = best;
     let (rules, preferred, choice_name) = if best.shared {
@@ -158,21 +171,37 @@ pub fn decide(task: &TaskProfile, options: &[OptionResult]) -> Decision {
                 );
             }
             Some(p) => {
-                tail.push(Reason::new(RuleId::PreferenceOutweighed).with("choice", choice_name).with("extra_pct", margin(p).1));
+                tail.push(
+                    Reason::new(RuleId::PreferenceOutweighed)
+                        .with("choice", choice_name)
+                        .with("extra_pct", margin(p).1),
+                );
             }
             None => {}
         }
     }
     // Rules agreeing with the cheapest kind are reasons too.
-    let agreeing = if best.shared { prefer_shared_rules(task, best_dedicated) } else { prefer_dedicated_rules(task) };
+    let agreeing = if best.shared {
+        prefer_shared_rules(task, best_dedicated)
+    } else {
+        prefer_dedicated_rules(task)
+    };
     let mut ordered = Vec::new();
     ordered.extend(rules);
     ordered.extend(agreeing);
-    ordered.push(Reason::new(RuleId::CheapestTotal).with("offer", &best.offer_id).with("total", best.total_expected.display()));
+    ordered.push(
+        Reason::new(RuleId::CheapestTotal)
+            .with("offer", &best.offer_id)
+            .with("total", best.total_expected.display()),
+    );
     ordered.extend(tail);
     ordered.extend(reasons);
     Decision {
-        choice: if chosen.shared { Choice::Shared } else { Choice::Dedicated },
+        choice: if chosen.shared {
+            Choice::Shared
+        } else {
+            Choice::Dedicated
+        },
         recommended_offer: Some(chosen.offer_id.clone()),
         best_shared: ids(best_shared),
         best_dedicated: ids(best_dedicated),
@@ -183,7 +212,11 @@ pub fn decide(task: &TaskProfile, options: &[OptionResult]) -> Decision {
 fn prefer_dedicated_rules(task: &TaskProfile) -> Vec<Reason> {
     let mut list = Vec::new();
     if task.work_hours >= LONG_RUN_HOURS && task.runs >= TUNING_RUNS {
-        list.push(Reason::new(RuleId::LongRepeatedTuning).with("runs", task.runs).with("work_hours", task.work_hours));
+        list.push(
+            Reason::new(RuleId::LongRepeatedTuning)
+                .with("runs", task.runs)
+                .with("work_hours", task.work_hours),
+        );
     }
     if let Some(d) = task.deadline_hours {
         list.push(Reason::new(RuleId::HardDeadline).with("deadline_hours", d));
@@ -211,13 +244,19 @@ fn extra_pct(amount: Decimal, cheapest: Decimal) -> String {
     if cheapest.is_zero() {
         return "∞".to_owned();
     }
-    ((amount - cheapest) * Decimal::from(100) / cheapest).round_dp(1).to_string()
+    ((amount - cheapest) * Decimal::from(100) / cheapest)
+        .round_dp(1)
+        .to_string()
 }
 
 fn is_training(kind: TaskKind) -> bool {
     matches!(
         kind,
-        TaskKind::Training | TaskKind::FineTuneFull | TaskKind::FineTuneLora | TaskKind::FineTuneQlora | TaskKind::SdLoraTraining
+        TaskKind::Training
+            | TaskKind::FineTuneFull
+            | TaskKind::FineTuneLora
+            | TaskKind::FineTuneQlora
+            | TaskKind::SdLoraTraining
     )
 }
 
@@ -227,7 +266,7 @@ fn is_training(kind: TaskKind) -> bool {
 pub enum PhaseKind {
     /// Development and debugging on shared pay-as-you-go.
     Prototype,
-    /// The main work on dedicated weekly/monthly capacity.
+    /// The main work on the cheapest dedicated capacity.
     Train,
     /// Serving on dedicated capacity.
     Serve,
@@ -259,7 +298,12 @@ pub struct HybridPlan {
 }
 
 /// Prices the hybrid plan for training-like tasks (prototype, train, serve, cold storage).
-pub fn hybrid_plan(ctx: &Context<'_>, task: &TaskProfile, catalog: &Catalog, decision: &Decision) -> Option<HybridPlan> {
+pub fn hybrid_plan(
+    ctx: &Context<'_>,
+    task: &TaskProfile,
+    catalog: &Catalog,
+    decision: &Decision,
+) -> Option<HybridPlan> {
     if !is_training(task.kind) || decision.choice == Choice::NoFeasibleOffer {
         return None;
     }
@@ -269,24 +313,37 @@ pub fn hybrid_plan(ctx: &Context<'_>, task: &TaskProfile, catalog: &Catalog, dec
         let best = catalog
             .offers
             .iter()
-            .filter(|o| o.tenancy.is_shared() && o.billing_mode == BillingMode::PayAsYouGo && vram_ok(o))
+            .filter(|o| {
+                o.tenancy.is_shared() && o.billing_mode == BillingMode::PayAsYouGo && vram_ok(o)
+            })
             .filter(|_| task.sensitivity != Sensitivity::InHouse)
-            .map(|o| (o, ctx.offer_money(o, rent_in_offer_currency(o, proto.hours, proto.hours, 1))))
+            .map(|o| {
+                (
+                    o,
+                    ctx.offer_money(o, rent_in_offer_currency(o, proto.hours, proto.hours, 1)),
+                )
+            })
             .min_by(|a, b| a.1.cmp(&b.1).then(a.0.id.cmp(&b.0.id)));
         if let Some((o, cost)) = best {
-            phases.push(Phase { phase: PhaseKind::Prototype, offer_id: Some(o.id.clone()), hours: proto.hours, cost: ctx.money(cost) });
+            phases.push(Phase {
+                phase: PhaseKind::Prototype,
+                offer_id: Some(o.id.clone()),
+                hours: proto.hours,
+                cost: ctx.money(cost),
+            });
         }
     }
-    let train = decision.best_dedicated.as_deref().and_then(|id| find_offer(catalog, id));
-    if let Some(offer) = train {
+    // The main work runs on the cheapest feasible dedicated offer (often a weekly or monthly
+    // plan when the work is long; pay-as-you-go when it is short).
+    if let Some(id) = decision.best_dedicated.as_deref() {
         let options = crate::plan::evaluate_for(ctx, catalog);
-        let pick = options
-            .iter()
-            .filter(|o| o.feasible && !o.shared && matches!(o.billing_mode, BillingMode::Weekly | BillingMode::Monthly))
-            .min_by(|a, b| a.total_expected.amount.cmp(&b.total_expected.amount))
-            .or_else(|| options.iter().find(|o| o.offer_id == offer.id));
-        if let Some(p) = pick {
-            phases.push(Phase { phase: PhaseKind::Train, offer_id: Some(p.offer_id.clone()), hours: p.hours_expected, cost: p.total_expected });
+        if let Some(p) = options.iter().find(|o| o.offer_id == id) {
+            phases.push(Phase {
+                phase: PhaseKind::Train,
+                offer_id: Some(p.offer_id.clone()),
+                hours: p.hours_expected,
+                cost: p.total_expected,
+            });
         }
     }
     if let Some(service) = task.service {
@@ -295,10 +352,23 @@ pub fn hybrid_plan(ctx: &Context<'_>, task: &TaskProfile, catalog: &Catalog, dec
             .offers
             .iter()
             .filter(|o| !o.tenancy.is_shared() && o.billing_mode != BillingMode::Spot && vram_ok(o))
-            .map(|o| (o, ctx.offer_money(o, rent_in_offer_currency(o, hours, service.months * HOURS_PER_MONTH, 1))))
+            .map(|o| {
+                (
+                    o,
+                    ctx.offer_money(
+                        o,
+                        rent_in_offer_currency(o, hours, service.months * HOURS_PER_MONTH, 1),
+                    ),
+                )
+            })
             .min_by(|a, b| a.1.cmp(&b.1).then(a.0.id.cmp(&b.0.id)));
         if let Some((o, cost)) = best {
-            phases.push(Phase { phase: PhaseKind::Serve, offer_id: Some(o.id.clone()), hours, cost: ctx.money(cost) });
+            phases.push(Phase {
+                phase: PhaseKind::Serve,
+                offer_id: Some(o.id.clone()),
+                hours,
+                cost: ctx.money(cost),
+            });
         }
     }
     if task.storage_gb > 0.0 && task.storage_months > 0.0 {

@@ -51,7 +51,11 @@ struct Row {
 pub fn gpu_specs() -> &'static [GpuSpec] {
     static SPECS: OnceLock<Vec<GpuSpec>> = OnceLock::new();
     SPECS.get_or_init(|| {
-        let body: String = SPECS_CSV.lines().filter(|l| !l.starts_with('#')).collect::<Vec<_>>().join("\n");
+        let body: String = SPECS_CSV
+            .lines()
+            .filter(|l| !l.starts_with('#'))
+            .collect::<Vec<_>>()
+            .join("\n");
         csv::Reader::from_reader(body.as_bytes())
             .deserialize::<Row>()
             .filter_map(Result::ok)
@@ -84,7 +88,11 @@ mod tests {
 
     #[test]
     fn the_embedded_table_parses_whole() {
-        let rows = SPECS_CSV.lines().filter(|l| !l.starts_with('#') && !l.trim().is_empty()).count() - 1;
+        let rows = SPECS_CSV
+            .lines()
+            .filter(|l| !l.starts_with('#') && !l.trim().is_empty())
+            .count()
+            - 1;
         assert_eq!(gpu_specs().len(), rows, "a row failed to parse");
         assert!(rows >= 19);
     }

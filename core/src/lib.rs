@@ -20,6 +20,7 @@ pub mod profile;
 pub mod reason;
 pub mod risk;
 pub mod rng;
+pub mod schema;
 pub mod task;
 pub mod tenancy;
 

@@ -12,15 +12,15 @@ use serde::{Deserialize, Serialize};
 use thiserror::Error;
 
 use crate::breakeven::{BreakEven, break_even};
+use crate::catalog::BillingMode;
 use crate::catalog::{Catalog, Offer, RegionClass};
 use crate::cost::{Context, evaluate};
 use crate::decision::{Decision, HybridPlan, decide, hybrid_plan};
 use crate::money::{Currency, Money};
+use crate::reason::Reason;
 use crate::risk::Draws;
 use crate::task::{TaskError, TaskProfile};
 use crate::tenancy::{Slowdown, Tenancy};
-use crate::catalog::BillingMode;
-use crate::reason::Reason;
 
 /// The plan format this build writes.
 pub const PLAN_FORMAT_VERSION: u32 = 1;
@@ -187,6 +187,16 @@ pub enum PlanError {
     /// The task is invalid.
     #[error(transparent)]
     Task(#[from] TaskError),
+    /// An offer is unusable (a catalog built in code rather than parsed).
+    #[error("offer {id}, field {field}: {message}")]
+    Offer {
+        /// The offer's id.
+        id: String,
+        /// The field at fault.
+        field: String,
+        /// What is wrong.
+        message: String,
+    },
     /// A setting is out of range.
     #[error("setting {field}: {message}")]
     Setting {
@@ -200,7 +210,12 @@ pub enum PlanError {
 impl PlanSettings {
     /// Checks the settings' ranges.
     pub fn validate(&self) -> Result<(), PlanError> {
-        let fail = |field: &str, message: &str| Err(PlanError::Setting { field: field.to_owned(), message: message.to_owned() });
+        let fail = |field: &str, message: &str| {
+            Err(PlanError::Setting {
+                field: field.to_owned(),
+                message: message.to_owned(),
+            })
+        };
         if self.cny_per_usd <= Decimal::ZERO || self.cny_per_usd > Decimal::from(1000) {
             return fail("cny_per_usd", "must be greater than 0 and at most 1000");
         }
@@ -209,7 +224,10 @@ impl PlanSettings {
         }
         for d in &self.discounts {
             if d.factor <= Decimal::ZERO || d.factor > Decimal::ONE {
-                return fail("discounts", "a discount factor must be greater than 0 and at most 1");
+                return fail(
+                    "discounts",
+                    "a discount factor must be greater than 0 and at most 1",
+                );
             }
         }
         Ok(())
@@ -217,12 +235,27 @@ impl PlanSettings {
 }
 
 /// Prices every offer of `catalog` for `task` and decides.
-pub fn plan(task: &TaskProfile, catalog: &Catalog, settings: &PlanSettings) -> Result<PlanResult, PlanError> {
+pub fn plan(
+    task: &TaskProfile,
+    catalog: &Catalog,
+    settings: &PlanSettings,
+) -> Result<PlanResult, PlanError> {
     task.validate()?;
     settings.validate()?;
+    for offer in &catalog.offers {
+        crate::catalog::validate_offer(offer).map_err(|(field, message)| PlanError::Offer {
+            id: offer.id.clone(),
+            field,
+            message,
+        })?;
+    }
     let draws = Draws::new(settings.seed, settings.trials as usize, task.runs);
     let ctx = Context::new(task, settings);
-    let mut options: Vec<OptionResult> = catalog.offers.iter().map(|o| evaluate(&ctx, o, Some(&draws))).collect();
+    let mut options: Vec<OptionResult> = catalog
+        .offers
+        .iter()
+        .map(|o| evaluate(&ctx, o, Some(&draws)))
+        .collect();
     rank(&mut options);
     let decision = decide(task, &options);
     let hybrid = hybrid_plan(&ctx, task, catalog, &decision);
@@ -245,7 +278,11 @@ pub fn plan(task: &TaskProfile, catalog: &Catalog, settings: &PlanSettings) -> R
 
 /// Every offer priced without the Monte Carlo (closed forms), ranked.
 pub fn evaluate_for(ctx: &Context<'_>, catalog: &Catalog) -> Vec<OptionResult> {
-    let mut options: Vec<OptionResult> = catalog.offers.iter().map(|o| evaluate(ctx, o, None)).collect();
+    let mut options: Vec<OptionResult> = catalog
+        .offers
+        .iter()
+        .map(|o| evaluate(ctx, o, None))
+        .collect();
     rank(&mut options);
     options
 }

@@ -7,6 +7,7 @@
 //! crate reads no clock.
 
 use rust_decimal::Decimal;
+use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use thiserror::Error;
 
@@ -17,7 +18,7 @@ pub const PROFILE_FORMAT_VERSION: u32 = 1;
 pub const TOOL_NAME: &str = "gpufare";
 
 /// One machine's profile.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct Profile {
     /// Version of this document's format; always the first field.
     pub format_version: u32,
@@ -42,7 +43,7 @@ pub struct Profile {
 }
 
 /// The program that wrote a profile.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct ToolInfo {
     /// Always `gpufare` for profiles this project writes.
     pub name: String,
@@ -51,7 +52,7 @@ pub struct ToolInfo {
 }
 
 /// Host facts, as the operating system reports them.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct HostFacts {
     /// Host name; dropped by `--redact`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -79,7 +80,7 @@ impl HostFacts {
 }
 
 /// The NVIDIA driver stack as NVML reports it.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct DriverFacts {
     /// Driver version, e.g. `580.82.07`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -93,7 +94,7 @@ pub struct DriverFacts {
 }
 
 /// One GPU as NVML reports it. A value NVML could not give is absent (unknown), never a guess.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct GpuFacts {
     /// NVML device index.
     pub index: u32,

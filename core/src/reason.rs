@@ -7,7 +7,9 @@ use serde::{Deserialize, Serialize};
 
 /// Every rule gpufare can cite. Vetoes make an offer infeasible; flags warn; the rest explain
 /// the decision.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize, JsonSchema)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize, JsonSchema,
+)]
 #[serde(rename_all = "snake_case")]
 pub enum RuleId {
     // Vetoes (the offer is infeasible).
@@ -88,7 +90,10 @@ pub struct Reason {
 impl Reason {
     /// A reason without parameters.
     pub fn new(rule: RuleId) -> Reason {
-        Reason { rule, params: BTreeMap::new() }
+        Reason {
+            rule,
+            params: BTreeMap::new(),
+        }
     }
 
     /// Adds a parameter.
@@ -101,36 +106,117 @@ impl Reason {
     pub fn english(&self) -> String {
         let p = |k: &str| self.params.get(k).cloned().unwrap_or_default();
         match self.rule {
-            RuleId::VramOom => format!("needs {} GiB of VRAM but the offer shows {} GiB", p("need_gib"), p("visible_gib")),
+            RuleId::VramOom => format!(
+                "needs {} GiB of VRAM but the offer shows {} GiB",
+                p("need_gib"),
+                p("visible_gib")
+            ),
             RuleId::TooFewGpus => format!("needs {} GPUs, the offer has {}", p("need"), p("have")),
-            RuleId::SlicesCannotCombine => "GPU slices cannot be combined into one multi-GPU job".to_owned(),
-            RuleId::SensitivityRequiresDedicated => "data must stay in-house: shared capacity is excluded".to_owned(),
-            RuleId::SensitivityExcludesTenancy => format!("confidential data: {} is excluded", p("tenancy")),
-            RuleId::DeadlineP90Missed => format!("P90 completion {} h misses the {} h deadline", p("p90_hours"), p("deadline_hours")),
-            RuleId::LatencySloMissed => format!("P99 latency {} ms (with {} ms RTT) misses the {} ms target", p("p99_ms"), p("rtt_ms"), p("target_ms")),
-            RuleId::InterruptionsNotTolerated => "the task cannot be interrupted and this is spot capacity".to_owned(),
-            RuleId::NeverFinishes => "interruptions come faster than the work can finish; add checkpoints".to_owned(),
-            RuleId::QueueTooLong => format!("expected queue wait {} h exceeds the accepted {} h", p("queue_hours"), p("max_hours")),
+            RuleId::SlicesCannotCombine => {
+                "GPU slices cannot be combined into one multi-GPU job".to_owned()
+            }
+            RuleId::SensitivityRequiresDedicated => {
+                "data must stay in-house: shared capacity is excluded".to_owned()
+            }
+            RuleId::SensitivityExcludesTenancy => {
+                format!("confidential data: {} is excluded", p("tenancy"))
+            }
+            RuleId::DeadlineP90Missed => format!(
+                "P90 completion {} h misses the {} h deadline",
+                p("p90_hours"),
+                p("deadline_hours")
+            ),
+            RuleId::LatencySloMissed => format!(
+                "P99 latency {} ms (with {} ms RTT) misses the {} ms target",
+                p("p99_ms"),
+                p("rtt_ms"),
+                p("target_ms")
+            ),
+            RuleId::InterruptionsNotTolerated => {
+                "the task cannot be interrupted and this is spot capacity".to_owned()
+            }
+            RuleId::NeverFinishes => {
+                "interruptions come faster than the work can finish; add checkpoints".to_owned()
+            }
+            RuleId::QueueTooLong => format!(
+                "expected queue wait {} h exceeds the accepted {} h",
+                p("queue_hours"),
+                p("max_hours")
+            ),
             RuleId::UnknownGpu => format!("GPU {} is not in the spec table", p("gpu")),
-            RuleId::VramTight => format!("fits with little headroom: {} of {} GiB", p("need_gib"), p("visible_gib")),
-            RuleId::OomRiskNoIsolation => "time slicing has no memory isolation: a neighbour can cause an OOM".to_owned(),
+            RuleId::VramTight => format!(
+                "fits with little headroom: {} of {} GiB",
+                p("need_gib"),
+                p("visible_gib")
+            ),
+            RuleId::OomRiskNoIsolation => {
+                "time slicing has no memory isolation: a neighbour can cause an OOM".to_owned()
+            }
             RuleId::MissingSecurityControls => format!("lacks security controls: {}", p("missing")),
             RuleId::PriceIsEstimate => format!("the price is an estimate ({})", p("note")),
-            RuleId::OverBudget => format!("expected total {} exceeds the budget {}", p("total"), p("budget")),
-            RuleId::RemoteRegionLatency => format!("{} region adds about {} ms of round trip", p("class"), p("rtt_ms")),
-            RuleId::LongRepeatedTuning => format!("{} runs of {} h each: a stable dedicated card pays off", p("runs"), p("work_hours")),
-            RuleId::HardDeadline => format!("a deadline of {} h favours dedicated capacity", p("deadline_hours")),
-            RuleId::CodeCheckSharedFirst => "only checking that the code runs: try cheap shared capacity first".to_owned(),
-            RuleId::DataInHouse => "data must not leave the company: use dedicated machines or a private deployment".to_owned(),
-            RuleId::TightBudgetCanQueue => format!("a budget of {} with time to queue favours shared capacity", p("budget")),
-            RuleId::ProductionInferenceLatency => format!("production inference with a {} ms P99 target favours dedicated or reserved instances with autoscaling", p("target_ms")),
-            RuleId::MultiGpuDedicated => format!("{}-GPU training needs whole dedicated machines", p("gpus")),
-            RuleId::VramBeyondSlices => format!("{} GiB is beyond 8-16 GB shared slices", p("need_gib")),
-            RuleId::CheapestTotal => format!("{} has the lowest expected total, {}", p("offer"), p("total")),
-            RuleId::PreferenceWithinMargin => format!("{} costs at most {} % more than the cheapest, so the rules' preference for {} wins", p("offer"), p("margin_pct"), p("choice")),
-            RuleId::PreferenceOutweighed => format!("the rules favour {}, but its best offer costs {} % more than the cheapest", p("choice"), p("extra_pct")),
-            RuleId::NoFeasibleOffer => "no offer can run this task; see each offer's reasons".to_owned(),
-            RuleId::HybridPhases => "prototype on shared pay-as-you-go, then run the main work on dedicated capacity".to_owned(),
+            RuleId::OverBudget => format!(
+                "expected total {} exceeds the budget {}",
+                p("total"),
+                p("budget")
+            ),
+            RuleId::RemoteRegionLatency => format!(
+                "{} region adds about {} ms of round trip",
+                p("class"),
+                p("rtt_ms")
+            ),
+            RuleId::LongRepeatedTuning => format!(
+                "{} runs of {} h each: a stable dedicated card pays off",
+                p("runs"),
+                p("work_hours")
+            ),
+            RuleId::HardDeadline => format!(
+                "a deadline of {} h favours dedicated capacity",
+                p("deadline_hours")
+            ),
+            RuleId::CodeCheckSharedFirst => {
+                "only checking that the code runs: try cheap shared capacity first".to_owned()
+            }
+            RuleId::DataInHouse => {
+                "data must not leave the company: use dedicated machines or a private deployment"
+                    .to_owned()
+            }
+            RuleId::TightBudgetCanQueue => format!(
+                "a budget of {} with time to queue favours shared capacity",
+                p("budget")
+            ),
+            RuleId::ProductionInferenceLatency => format!(
+                "production inference with a {} ms P99 target favours dedicated or reserved instances with autoscaling",
+                p("target_ms")
+            ),
+            RuleId::MultiGpuDedicated => {
+                format!("{}-GPU training needs whole dedicated machines", p("gpus"))
+            }
+            RuleId::VramBeyondSlices => {
+                format!("{} GiB is beyond 8-16 GB shared slices", p("need_gib"))
+            }
+            RuleId::CheapestTotal => format!(
+                "{} has the lowest expected total, {}",
+                p("offer"),
+                p("total")
+            ),
+            RuleId::PreferenceWithinMargin => format!(
+                "{} costs at most {} % more than the cheapest, so the rules' preference for {} wins",
+                p("offer"),
+                p("margin_pct"),
+                p("choice")
+            ),
+            RuleId::PreferenceOutweighed => format!(
+                "the rules favour {}, but its best offer costs {} % more than the cheapest",
+                p("choice"),
+                p("extra_pct")
+            ),
+            RuleId::NoFeasibleOffer => {
+                "no offer can run this task; see each offer's reasons".to_owned()
+            }
+            RuleId::HybridPhases => {
+                "prototype on shared pay-as-you-go, then run the main work on dedicated capacity"
+                    .to_owned()
+            }
         }
     }
 }

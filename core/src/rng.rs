@@ -36,7 +36,9 @@ impl Stream {
 
 /// FNV-1a, a fixed 64-bit string hash (std's hasher is randomised per process).
 pub fn fnv1a(text: &str) -> u64 {
-    text.bytes().fold(0xcbf2_9ce4_8422_2325, |h, b| (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3))
+    text.bytes().fold(0xcbf2_9ce4_8422_2325, |h, b| {
+        (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
+    })
 }
 
 #[cfg(test)]
@@ -45,18 +47,24 @@ mod tests {
 
     #[test]
     fn same_seed_same_stream_and_labels_separate() {
-        let a: Vec<f64> = (0..5).map({
-            let mut s = Stream::new(7, "x");
-            move |_| s.uniform()
-        }).collect();
-        let b: Vec<f64> = (0..5).map({
-            let mut s = Stream::new(7, "x");
-            move |_| s.uniform()
-        }).collect();
-        let c: Vec<f64> = (0..5).map({
-            let mut s = Stream::new(7, "y");
-            move |_| s.uniform()
-        }).collect();
+        let a: Vec<f64> = (0..5)
+            .map({
+                let mut s = Stream::new(7, "x");
+                move |_| s.uniform()
+            })
+            .collect();
+        let b: Vec<f64> = (0..5)
+            .map({
+                let mut s = Stream::new(7, "x");
+                move |_| s.uniform()
+            })
+            .collect();
+        let c: Vec<f64> = (0..5)
+            .map({
+                let mut s = Stream::new(7, "y");
+                move |_| s.uniform()
+            })
+            .collect();
         assert_eq!(a, b);
         assert_ne!(a, c);
     }

@@ -51,7 +51,20 @@ pub enum Bound {
 }
 
 /// How sensitive the data is.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize, JsonSchema, Default)]
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    Hash,
+    PartialOrd,
+    Ord,
+    Serialize,
+    Deserialize,
+    JsonSchema,
+    Default,
+)]
 #[serde(rename_all = "snake_case")]
 pub enum Sensitivity {
     /// Public data.
@@ -203,12 +216,20 @@ pub struct TaskError {
 impl TaskProfile {
     /// Checks ranges so the model never sees NaN, negatives or absurd values.
     pub fn validate(&self) -> Result<(), TaskError> {
-        let fail = |field: &str, message: &str| Err(TaskError { field: field.to_owned(), message: message.to_owned() });
+        let fail = |field: &str, message: &str| {
+            Err(TaskError {
+                field: field.to_owned(),
+                message: message.to_owned(),
+            })
+        };
         let in_range = |v: f64, lo: f64, hi: f64| v.is_finite() && v >= lo && v <= hi;
         if self.format_version > TASK_FORMAT_VERSION {
             return Err(TaskError {
                 field: "format_version".to_owned(),
-                message: format!("version {} is newer than this gpufare supports (up to {TASK_FORMAT_VERSION})", self.format_version),
+                message: format!(
+                    "version {} is newer than this gpufare supports (up to {TASK_FORMAT_VERSION})",
+                    self.format_version
+                ),
             });
         }
         if !in_range(self.work_hours, 0.0, 1_000_000.0) {
@@ -246,12 +267,19 @@ impl TaskProfile {
         if let Some(l) = &self.latency
             && !(in_range(l.p99_ms, 0.001, 3_600_000.0) && in_range(l.base_ms, 0.0, 3_600_000.0))
         {
-            return fail("latency", "p99_ms must be positive and base_ms not negative");
+            return fail(
+                "latency",
+                "p99_ms must be positive and base_ms not negative",
+            );
         }
         if let Some(c) = &self.checkpoint
-            && !(in_range(c.interval_hours, 0.001, 1_000_000.0) && in_range(c.restart_overhead_hours, 0.0, 10_000.0))
+            && !(in_range(c.interval_hours, 0.001, 1_000_000.0)
+                && in_range(c.restart_overhead_hours, 0.0, 10_000.0))
         {
-            return fail("checkpoint", "interval_hours must be positive and restart_overhead_hours not negative");
+            return fail(
+                "checkpoint",
+                "interval_hours must be positive and restart_overhead_hours not negative",
+            );
         }
         if let Some(q) = self.max_queue_hours
             && !in_range(q, 0.0, 1_000_000.0)
@@ -261,14 +289,21 @@ impl TaskProfile {
         if let Some(s) = &self.service
             && !(in_range(s.hours_per_month, 0.0, 730.0) && in_range(s.months, 0.0, 1200.0))
         {
-            return fail("service", "hours_per_month must be 0..730 and months 0..1200");
+            return fail(
+                "service",
+                "hours_per_month must be 0..730 and months 0..1200",
+            );
         }
         if let Some(p) = &self.prototype
             && !in_range(p.hours, 0.0, 1_000_000.0)
         {
             return fail("prototype", "hours must be between 0 and 1000000");
         }
-        for (field, v) in [("storage_gb", self.storage_gb), ("storage_months", self.storage_months), ("egress_gb", self.egress_gb)] {
+        for (field, v) in [
+            ("storage_gb", self.storage_gb),
+            ("storage_months", self.storage_months),
+            ("egress_gb", self.egress_gb),
+        ] {
             if !in_range(v, 0.0, 1_000_000_000.0) {
                 return fail(field, "must be between 0 and 1000000000");
             }

@@ -16,6 +16,7 @@
 //!   median 1.12, P99 1.60 (assumed close to time slicing).
 //! - marketplace host: a whole card on someone's host; PCIe/host contention (x0.95) and a fat tail
 //!   from unknown neighbours on the host: median 1.05, P99 1.50.
+//!
 //! Every default can be replaced per offer ([`SlowdownOverride`]) or by a measured probe profile.
 
 use schemars::JsonSchema;
@@ -27,7 +28,9 @@ pub const Z_P99: f64 = 2.326_347_874_040_841;
 pub const Z_P90: f64 = 1.281_551_565_544_601;
 
 /// How the GPU is shared with other tenants.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize, JsonSchema)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize, JsonSchema,
+)]
 #[serde(rename_all = "snake_case")]
 pub enum Tenancy {
     /// The whole card, nobody else on it.
@@ -110,7 +113,11 @@ impl Tenancy {
             Tenancy::MemCappedContainer => (1.12, 1.60),
             Tenancy::MarketplaceHost => (1.05, 1.50),
         };
-        Slowdown { median, p99, source: SlowdownSource::Assumed }
+        Slowdown {
+            median,
+            p99,
+            source: SlowdownSource::Assumed,
+        }
     }
 }
 
@@ -170,14 +177,22 @@ impl Slowdown {
     /// The distribution an offer runs with: its override if any, else its tenancy's default.
     pub fn for_offer(tenancy: Tenancy, over: Option<&SlowdownOverride>) -> Slowdown {
         match over {
-            Some(o) => Slowdown { median: o.median, p99: o.p99, source: o.source },
+            Some(o) => Slowdown {
+                median: o.median,
+                p99: o.p99,
+                source: o.source,
+            },
             None => tenancy.default_slowdown(),
         }
     }
 
     /// The log-normal's sigma, fitted so that the 99th percentile is `p99`.
     pub fn sigma(&self) -> f64 {
-        if self.p99 <= self.median { 0.0 } else { libm::log(self.p99 / self.median) / Z_P99 }
+        if self.p99 <= self.median {
+            0.0
+        } else {
+            libm::log(self.p99 / self.median) / Z_P99
+        }
     }
 
     /// The mean multiplier: median x exp(sigma^2 / 2).
@@ -211,7 +226,11 @@ mod tests {
 
     #[test]
     fn degenerate_distribution_has_no_spread() {
-        let s = Slowdown { median: 1.2, p99: 1.2, source: SlowdownSource::Offer };
+        let s = Slowdown {
+            median: 1.2,
+            p99: 1.2,
+            source: SlowdownSource::Offer,
+        };
         assert_eq!(s.sigma(), 0.0);
         assert_eq!(s.mean(), 1.2);
         assert_eq!(s.p90(), 1.2);

@@ -21,7 +21,8 @@ const USAGE: &str = "usage: cargo xtask <command>
 commands:
   dist  [--out DIR]            build the static site into DIR (default: dist/)
   serve [--port N] [--no-build] build the site and serve it on http://127.0.0.1:N/ (default 8080)
-  test                         install test prerequisites and run every test";
+  test                         install test prerequisites and run every test
+  schemas                      regenerate the JSON Schemas in public/schema/ from the types";
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -58,12 +59,26 @@ fn run(args: &[String]) -> Result<()> {
             serve::serve_forever(&out, port)
         }
         Some("test") => test::run_all(&root),
+        Some("schemas") => write_schemas(&root),
         Some("-h" | "--help" | "help") | None => {
             println!("{USAGE}");
             Ok(())
         }
         Some(other) => bail!("unknown command {other:?}\n\n{USAGE}"),
     }
+}
+
+/// Writes every document's JSON Schema under `public/schema/`.
+fn write_schemas(root: &Path) -> Result<()> {
+    let dir = root.join("public/schema");
+    std::fs::create_dir_all(&dir)?;
+    for name in gpufare_core::schema::SCHEMAS {
+        let text = gpufare_core::schema::schema_json(name).context("unknown schema")?;
+        let path = dir.join(format!("{name}.schema.json"));
+        std::fs::write(&path, text).with_context(|| format!("cannot write {}", path.display()))?;
+        eprintln!("==> wrote {}", path.display());
+    }
+    Ok(())
 }
 
 fn flag_value<'a>(args: &'a [String], flag: &str) -> Option<&'a str> {

@@ -1,0 +1,24 @@
+//! JSON Schemas of every document gpufare reads or writes, generated from the types.
+//!
+//! The checked-in copies live in `public/schema/` (served with the site); a test fails when they
+//! drift from the types. Regenerate them with `cargo xtask schemas`.
+
+use schemars::schema_for;
+
+/// The documents that have a schema, by name.
+pub const SCHEMAS: [&str; 4] = ["task", "catalog", "profile", "plan"];
+
+/// The JSON Schema of a document (`task`, `catalog`, `profile`, `plan`), pretty-printed.
+pub fn schema_json(name: &str) -> Option<String> {
+    let schema = match name {
+        "task" => schema_for!(crate::task::TaskProfile),
+        "catalog" => schema_for!(crate::catalog::Catalog),
+        "profile" => schema_for!(crate::profile::Profile),
+        "plan" => schema_for!(crate::plan::PlanResult),
+        _ => return None,
+    };
+    serde_json::to_string_pretty(&schema).ok().map(|mut s| {
+        s.push('\n');
+        s
+    })
+}

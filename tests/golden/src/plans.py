@@ -1,0 +1,170 @@
+"""Writes tests/golden/plans.json: plan scenarios whose expected figures are worked out here with
+plain arithmetic from the model's stated formulas (core/README.md), independently of the Rust code.
+
+Run: python3 tests/golden/src/plans.py  (the JSON it writes is checked in; the Rust tests read it).
+Money is rounded half away from zero to 0.01 per component; totals are sums of rounded components.
+"""
+import json, math
+from decimal import Decimal, ROUND_HALF_UP, ROUND_CEILING
+from pathlib import Path
+
+def cents(x):
+    return str(Decimal(str(x)).quantize(Decimal("0.01"), rounding=ROUND_HALF_UP))
+
+def dec6(x):
+    return Decimal(repr(x)).quantize(Decimal("0.000001"), rounding=ROUND_HALF_UP)
+
+def metered(price, hours, unit_s=1, minimum_s=0):
+    """Pay-as-you-go rent for one run: seconds rounded up, minimum, granularity."""
+    secs = math.ceil(dec6(hours) * 3600)
+    billed = 0 if secs == 0 else math.ceil(max(secs, minimum_s) / unit_s) * unit_s
+    return Decimal(str(price)) * billed / 3600
+
+LAMBDA_30 = -math.log(1 - 0.3) / 730
+
+TASK = {"format_version": 1, "kind": "training", "work_hours": 10, "reference_gpu": "A100-80GB",
+        "vram_gib": 20, "currency": "CNY"}
+OFFER = {"provider": "P", "region": {"id": "r", "name": "R", "class": "tier1", "rtt_ms": 10},
+         "gpu": "A100-80GB", "gpu_count": 1, "tenancy": "dedicated", "gpu_fraction": 1, "vram_gib": 80,
+         "currency": "CNY", "storage_per_gb_month": "0", "egress_per_gb": "0", "system_disk_per_month": "0",
+         "as_of": "2026-12", "source": "golden", "slowdown": {"median": 1, "p99": 1}}
+
+def payg(id, price, g="second", **kw):
+    return {"id": id, "billing_mode": "pay_as_you_go", "price": str(price), "granularity": g, **kw}
+
+def sub(id, mode, price, **kw):
+    return {"id": id, "billing_mode": mode, "price": str(price), **kw}
+
+def money(**kw):
+    """Expected money fields; total = sum of the rounded components."""
+    out = {k: cents(v) for k, v in kw.items()}
+    parts = ["rent", "storage", "egress", "time_cost", "risk_cost"]
+    out["total_expected"] = cents(sum(Decimal(out.get(p, "0")) for p in parts))
+    for p in parts:
+        out.setdefault(p, "0.00")
+    return out
+
+S = []
+def scenario(name, why, task, offers, expect, settings=None):
+    S.append({"name": name, "why": why, "task": {**TASK, **task}, "offers": offers,
+              "settings": settings or {"currency": "CNY", "cny_per_usd": "7.2", "seed": 7, "trials": 2000},
+              "expect": expect})
+
+# 1-2: pay-as-you-go granularity, minimum, runs.
+scenario("pay-as-you-go per started hour", "10.5 h -> 11 started hours x 5.00",
+         {"work_hours": 10.5}, [payg("a", 5, "hour")],
+         {"options": {"a": {"feasible": True, "hours_expected": 10.5, **money(rent=55)}}})
+scenario("per-minute billing with a 5-minute minimum, three runs", "each 36 s run bills 5 min at 6/h = 0.50; x3",
+         {"work_hours": 0.01, "runs": 3}, [payg("a", 6, "minute", minimum_minutes="5")],
+         {"options": {"a": {"hours_expected": 0.03, **money(rent=1.5)}}})
+# 3-7: subscriptions per started term and reserved.
+scenario("daily plan pays per started day", "30 h -> 2 days x 100", {"work_hours": 30}, [sub("a", "daily", 100)],
+         {"options": {"a": money(rent=200)}})
+scenario("weekly plan pays per started week", "200 h -> 2 weeks x 600", {"work_hours": 200}, [sub("a", "weekly", 600)],
+         {"options": {"a": money(rent=1200)}})
+scenario("a 100-hour job on a monthly plan pays the month", "100 h < 730 h -> 1 month x 2000",
+         {"work_hours": 100}, [sub("a", "monthly", 2000)], {"options": {"a": money(rent=2000)}})
+scenario("yearly plan for 1000 h pays one year", "1000 h < 8760 h -> 20000", {"work_hours": 1000},
+         [sub("a", "yearly", 20000)], {"options": {"a": money(rent=20000)}})
+scenario("reserved term: upfront plus recurring months", "12-month term: 6000 upfront + 12 x 500 = 12000",
+         {"work_hours": 100}, [sub("a", "reserved", 500, term_months=12, upfront="6000")],
+         {"options": {"a": money(rent=12000)}})
+# 8-9: spot with and without checkpoints.
+h1 = math.expm1(LAMBDA_30 * 1) * (1 / LAMBDA_30 + 0.1)
+e_ckpt = 100 * h1
+scenario("spot with hourly checkpoints", "λ = -ln(0.7)/730; each 1 h segment takes (e^λ - 1)(1/λ + 0.1) h; x100",
+         {"work_hours": 100, "checkpoint": {"interval_hours": 1, "restart_overhead_hours": 0.1}},
+         [payg("a", 2, interruption_per_month=0.3) | {"billing_mode": "spot"}],
+         {"options": {"a": {"hours_expected": round(e_ckpt, 4), "interruptions_expected": round(100 * math.expm1(LAMBDA_30), 4),
+                            **money(rent=metered(2, e_ckpt))}}})
+e_none = math.expm1(LAMBDA_30 * 2000) / LAMBDA_30
+scenario("spot without checkpoints: the exponential blow-up", "2000 h unchecked: (e^{λT} - 1)/λ",
+         {"work_hours": 2000}, [payg("a", 2, interruption_per_month=0.3) | {"billing_mode": "spot"}],
+         {"options": {"a": {"hours_expected": round(e_none, 4), "rework_hours_expected": round(e_none - 2000, 4),
+                            **money(rent=metered(2, e_none))}}})
+# 10-11: VRAM.
+scenario("a 10 GiB slice cannot hold a 20 GiB task", "need 20 > visible 10: OOM, infeasible",
+         {}, [payg("slice", 1, tenancy="mig", gpu_fraction=0.142857, vram_gib=10), payg("card", 12)],
+         {"choice": "dedicated", "recommended": "card", "ranking": ["card", "slice"],
+          "options": {"slice": {"feasible": False, "reasons": ["vram_oom"], "vram_fit": "oom"}, "card": {"feasible": True, "vram_fit": "fits"}}})
+scenario("75 of 80 GiB is tight", "75 > 0.9 x 80 = 72", {"vram_gib": 75}, [payg("a", 12)],
+         {"options": {"a": {"feasible": True, "vram_fit": "tight", "flags": ["vram_tight"]}}})
+# 12-13: deadlines.
+scenario("a hard deadline excludes the slow slice", "half a card: 10 h of work takes 20 h > 15 h",
+         {"deadline_hours": 15, "deadline_hard": True},
+         [payg("half", 3, tenancy="vgpu", gpu_fraction=0.5, vram_gib=40), payg("card", 12)],
+         {"choice": "dedicated", "options": {"half": {"feasible": False, "reasons": ["deadline_p90_missed"], "hours_expected": 20},
+                                             "card": {"feasible": True, **money(rent=120)}}})
+scenario("a soft deadline prices the miss", "20 h always misses 15 h: risk = 1.0 x 1000",
+         {"deadline_hours": 15, "deadline_penalty": "1000"}, [payg("half", 3, tenancy="vgpu", gpu_fraction=0.5, vram_gib=40)],
+         {"options": {"half": {"feasible": True, "deadline_miss_probability": 1.0, **money(rent=60, risk_cost=1000)}}})
+# 14: sensitivity veto.
+scenario("data that must stay in-house vetoes shared capacity", "shared excluded; dedicated flagged for missing controls",
+         {"sensitivity": "in_house"},
+         [payg("shared", 1, tenancy="mps", gpu_fraction=0.5, vram_gib=40), payg("card", 12, security=["vpc"])],
+         {"choice": "dedicated_or_private", "recommended": "card",
+          "options": {"shared": {"feasible": False, "reasons": ["sensitivity_requires_dedicated"]},
+                      "card": {"feasible": True, "flags": ["missing_security_controls"]}}})
+# 15: currency and discount.
+scenario("USD offer with a provider discount, shown in CNY", "2.00 USD/h x 10 h x 0.9 x 7.2 = 129.60 CNY",
+         {}, [payg("a", 2, currency="USD", provider="Cloud")],
+         {"options": {"a": money(rent=Decimal("2") * 10 * Decimal("0.9") * Decimal("7.2"))}},
+         settings={"currency": "CNY", "cny_per_usd": "7.2", "seed": 7, "trials": 2000,
+                   "discounts": [{"provider": "Cloud", "factor": "0.9"}]})
+# 16: value of time and queue.
+scenario("value of time covers queue and running", "4 h x 3 = 12 rent; (0.5 + 4) h x 50 = 225",
+         {"work_hours": 4, "value_of_time_per_hour": "50"}, [payg("a", 3, queue_wait_hours=0.5)],
+         {"options": {"a": {"hours_expected": 4.5, "queue_hours_expected": 0.5, **money(rent=12, time_cost=225)}}})
+# 17: storage, system disk, egress.
+scenario("storage is billed for the months kept; egress per GB", "100 GB x 0.3 x 2 months + 20 x 73/730 system disk; 50 GB x 0.8",
+         {"work_hours": 73, "storage_gb": 100, "storage_months": 2, "egress_gb": 50},
+         [payg("a", 1, storage_per_gb_month="0.3", egress_per_gb="0.8", system_disk_per_month="20")],
+         {"options": {"a": money(rent=73, storage=Decimal("100") * Decimal("0.3") * 2 + Decimal("20") * Decimal("0.1"), egress=40)}})
+# 18: multi-GPU.
+scenario("multi-GPU training needs whole cards", "72 h of work over 8 GPUs at 0.9 efficiency = 10 h x 40/h",
+         {"work_hours": 72, "gpus": 4, "scales_across_gpus": True, "vram_gib": 30},
+         [payg("mig", 2, tenancy="mig", gpu_fraction=0.428571, vram_gib=40), payg("node", 40, gpu_count=8)],
+         {"choice": "dedicated", "options": {"mig": {"feasible": False, "reasons": ["too_few_gpus", "slices_cannot_combine"]},
+                                             "node": {"hours_expected": 10, **money(rent=400)}}})
+# 19: code check prefers shared.
+scenario("checking that code runs: shared first", "0.5 h: shared 0.50 vs dedicated 0.53; code check agrees with shared",
+         {"kind": "code_check", "work_hours": 0.5, "vram_gib": 8},
+         [payg("pool", 1, tenancy="time_sliced", vram_gib=24, gpu_fraction=1), payg("card", 1.05)],
+         {"choice": "shared", "recommended": "pool", "reasons": ["code_check_shared_first", "cheapest_total"],
+          "options": {"pool": money(rent=0.5), "card": money(rent=0.53)}})
+# 20: hybrid.
+scenario("prototype on shared, train on a monthly dedicated card", "10 h x 1 on the shared slice; 300 h < 730 h on the monthly plan",
+         {"kind": "fine_tune_qlora", "work_hours": 300, "prototype": {"hours": 10}},
+         [payg("slice", 1, tenancy="mem_capped_container", gpu_fraction=0.25, vram_gib=24),
+          sub("monthly", "monthly", 2000), payg("card", 10)],
+         {"choice": "hybrid", "hybrid": [["prototype", "slice", "10.00"], ["train", "monthly", "2000.00"]],
+          "options": {"monthly": money(rent=2000), "card": money(rent=3000)}})
+# 21: latency SLO and region.
+scenario("an overseas region misses a 100 ms P99 target", "40 ms x 1.0 + 200 ms RTT = 240 > 100; tier-1: 40 + 10 = 50",
+         {"kind": "inference", "work_hours": 0, "latency": {"p99_ms": 100, "base_ms": 40},
+          "service": {"hours_per_month": 730, "months": 1}},
+         [sub("far", "monthly", 1500, region={"id": "us", "name": "US", "class": "overseas", "rtt_ms": 200}),
+          sub("near", "monthly", 3000), payg("near-payg", 5)],
+         {"choice": "dedicated", "recommended": "near",
+          "options": {"far": {"feasible": False, "reasons": ["latency_slo_missed"], "latency_p99_ms": 240},
+                      "near": {"feasible": True, "latency_p99_ms": 50, **money(rent=3000)},
+                      "near-payg": money(rent=3650)}})
+# 22: no interruptions tolerated.
+scenario("a job that cannot be interrupted excludes spot", "interruptible: false",
+         {"interruptible": False}, [payg("spot", 1, interruption_per_month=0.075) | {"billing_mode": "spot"}, payg("card", 12)],
+         {"options": {"spot": {"feasible": False, "reasons": ["interruptions_not_tolerated"]}}})
+# 23: nothing fits.
+scenario("no offer is feasible", "200 GiB on 80 GiB cards", {"vram_gib": 200}, [payg("card", 12)],
+         {"choice": "no_feasible_offer", "reasons": ["no_feasible_offer", "vram_beyond_slices"]})
+# 24: speed scaling across GPU models.
+scenario("memory-bound work scales with bandwidth", "H200 4800 GB/s vs A100-80GB 2039 GB/s: 10 h -> 4.2480 h",
+         {"bound": "memory"}, [payg("h200", 10, gpu="H200", vram_gib=141)],
+         {"options": {"h200": {"hours_expected": round(10 * 2039 / 4800, 4), **money(rent=metered(10, 10 * 2039 / 4800))}}})
+
+for s in S:
+    s["offers"] = [{**OFFER, **o} for o in s["offers"]]
+out = {"format_version": 1,
+       "about": "Plan scenarios with expected figures worked out from the model's formulas in tests/golden/src/plans.py (independent of the Rust code). Checked natively and in wasm32.",
+       "scenarios": S}
+Path(__file__).resolve().parents[1].joinpath("plans.json").write_text(json.dumps(out, indent=1, ensure_ascii=False) + "\n")
+print(len(S), "scenarios")
