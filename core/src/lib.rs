@@ -2,10 +2,11 @@
 //!
 //! Everything that decides a number lives here: money and its exact arithmetic, billing modes,
 //! offers and catalogs, tenancy and its slowdown distributions, the time and interruption model,
-//! total cost with time and risk, the decision with its reasons, break-even figures, and the
-//! probe profile format with its parser. The crate does no I/O, reads no clock and no
-//! environment, and has no ambient randomness (see `clippy.toml` next to this crate), so the
-//! command-line tool and the WebAssembly site compute the very same figures from the same input.
+//! total cost with time and risk, the decision with its reasons, break-even figures, the workload
+//! estimator (VRAM need and run time from a model preset), and the probe profile format with its
+//! parser. The crate does no I/O, reads no clock and no environment, and has no ambient
+//! randomness (see `clippy.toml` next to this crate), so the command-line tool and the
+//! WebAssembly site compute the very same figures from the same input.
 
 pub mod billing;
 pub mod breakeven;
@@ -16,10 +17,12 @@ pub mod gpu;
 pub mod input;
 pub mod money;
 pub mod plan;
+pub mod presets;
 pub mod profile;
 pub mod reason;
 pub mod risk;
 pub mod rng;
+pub mod scenario;
 pub mod schema;
 pub mod task;
 pub mod tenancy;

@@ -172,6 +172,39 @@ pub fn granularity_name(lang: Lang, g: Granularity) -> &'static str {
     }
 }
 
+/// The display name of a task preset.
+pub fn preset_name(lang: Lang, id: &str) -> &'static str {
+    let (en, zh) = match id {
+        "course_project" => (
+            "Course project / Kaggle starter",
+            "课程项目 / Kaggle 入门赛",
+        ),
+        "sd_trial" => ("Stable Diffusion: try prompts", "Stable Diffusion 尝鲜"),
+        "sd_batch" => (
+            "Stable Diffusion: batch generation",
+            "Stable Diffusion 批量出图",
+        ),
+        "sd_lora" => (
+            "Stable Diffusion: LoRA training",
+            "Stable Diffusion LoRA 训练",
+        ),
+        "qlora_7b" => ("7B model QLoRA fine-tune", "7B 模型 QLoRA 微调"),
+        "full_finetune_multi_gpu" => (
+            "Full fine-tune on 8 GPUs (DDP/FSDP)",
+            "8 卡全参数微调（DDP/FSDP）",
+        ),
+        "inference_api" => ("Inference API with a P99 target", "有 P99 目标的推理 API"),
+        "burst_rendering" => ("Burst rendering", "突发渲染"),
+        "data_cleaning" => ("Data cleaning batch", "数据清洗批处理"),
+        "code_check" => ("Does my code run?", "验证代码能否跑通"),
+        _ => ("Custom", "自定义"),
+    };
+    match lang {
+        Lang::En => en,
+        Lang::Zh => zh,
+    }
+}
+
 /// Words a refused number.
 pub fn input_error(lang: Lang, err: &InputError) -> String {
     match (lang, err) {

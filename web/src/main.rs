@@ -1,46 +1,105 @@
 //! The gpufare site: a Leptos client-side app compiled to WebAssembly.
 //!
 //! Components only hold signals and render; every figure comes from `gpufare-core`, the same code
-//! the CLI runs. Nothing typed or uploaded leaves the browser.
+//! the CLI runs. The scenario lives in one signal, saved to localStorage and mirrored into the URL
+//! fragment as a share link. Nothing typed or uploaded leaves the browser.
 
+mod charts;
+mod fields;
+mod format;
 mod i18n;
+mod offers;
 mod profile_view;
 mod rent_view;
+mod results;
+mod state;
+mod task_form;
+mod words;
 
+use gpufare_core::catalog::default_catalog;
+use gpufare_core::plan::PlanResult;
 use leptos::prelude::*;
+
+use crate::state::Origin;
+use crate::words::t;
 
 fn main() {
     console_error_panic_hook::set_once();
     leptos::mount::mount_to_body(App);
 }
 
-/// The whole page: header with the language toggle, the rent calculator, the profile viewer.
+/// The whole page.
 #[component]
 fn App() -> impl IntoView {
     let (lang, set_lang) = signal(i18n::browser_lang());
     Effect::new(move |_| i18n::set_document_lang(lang.get()));
-    let t = move || lang.get().texts();
+    let (initial, origin) = state::initial_scenario();
+    let scenario = RwSignal::new(initial);
+    Effect::new(move |_| scenario.with(state::persist));
+    let plan: Memo<Result<PlanResult, String>> =
+        Memo::new(move |_| scenario.with(|s| s.plan(default_catalog()).map_err(|e| e.to_string())));
+    let share = RwSignal::new(None::<String>);
+    let texts = move || lang.get().texts();
+
     view! {
         <header>
             <div>
                 <h1>"gpufare"</h1>
-                <p>{move || t().tagline}</p>
+                <p>{move || texts().tagline}</p>
             </div>
-            <button
-                type="button"
-                id="lang-toggle"
-                on:click=move |_| set_lang.update(|l| *l = l.other())
-                aria-label=move || t().switch_language_label
-            >
-                {move || t().switch_language}
-            </button>
+            <div class="actions">
+                <button
+                    type="button"
+                    id="share"
+                    on:click=move |_| share.set(Some(scenario.with_untracked(state::share_url)))
+                >
+                    {move || t(lang.get(), "share")}
+                </button>
+                <button
+                    type="button"
+                    id="reset"
+                    on:click=move |_| {
+                        state::clear_saved();
+                        share.set(None);
+                        scenario.set(state::default_scenario());
+                    }
+                >
+                    {move || t(lang.get(), "reset")}
+                </button>
+                <button
+                    type="button"
+                    id="lang-toggle"
+                    on:click=move |_| set_lang.update(|l| *l = l.other())
+                    aria-label=move || texts().switch_language_label
+                >
+                    {move || texts().switch_language}
+                </button>
+            </div>
         </header>
-        <main>
-            <rent_view::RentCalculator lang=lang />
+        {matches!(origin, Origin::BadLink(_)).then(|| view! {
+            <p class="banner" role="alert" id="link-error">{move || t(lang.get(), "link_bad")}</p>
+        })}
+        {move || share.get().map(|url| view! {
+            <div class="banner share">
+                <label for="share-link">{move || t(lang.get(), "share_hint")}</label>
+                <input id="share-link" type="text" readonly prop:value=url />
+            </div>
+        })}
+        <main id="app" data-ready="true">
+            <div class="column">
+                <task_form::TaskForm lang=lang scenario=scenario />
+                <task_form::SettingsForm lang=lang scenario=scenario />
+            </div>
+            <results::Results lang=lang scenario=scenario plan=plan />
+            <offers::OffersTable lang=lang scenario=scenario />
+            <details class="card wide" id="quick-rent">
+                <summary>{move || t(lang.get(), "quick_rent")}</summary>
+                <rent_view::RentCalculator lang=lang />
+            </details>
             <profile_view::ProfileViewer lang=lang />
         </main>
         <footer>
-            <p>{move || t().privacy}</p>
+            <p>{move || texts().privacy}</p>
         </footer>
     }
 }

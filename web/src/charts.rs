@@ -1,0 +1,195 @@
+//! Charts drawn by the app as SVG (no chart library, no CDN): stacked cost bars, completion-time
+//! ranges and break-even lines. Each has a text title for screen readers.
+
+use gpufare_core::breakeven::Point;
+use gpufare_core::plan::OptionResult;
+use leptos::prelude::*;
+use rust_decimal::Decimal;
+
+use crate::format;
+use crate::i18n::Lang;
+use crate::words::t;
+
+const WIDTH: f64 = 640.0;
+const LABEL_W: f64 = 190.0;
+const ROW_H: f64 = 26.0;
+/// Colours of rent, storage, egress, time and risk (distinguishable, readable on white).
+const COLOURS: [&str; 5] = ["#0b5d4b", "#3f7cac", "#8c6bb1", "#d08c00", "#b3261e"];
+const PARTS: [&str; 5] = ["rent", "storage", "egress", "time_cost", "risk_cost"];
+
+fn to_f64(d: Decimal) -> f64 {
+    f64::try_from(d).unwrap_or(0.0)
+}
+
+fn short_label(o: &OptionResult) -> String {
+    let text = format!("{} {}×{}", o.provider, o.gpu_count, o.gpu);
+    if text.chars().count() > 26 {
+        text.chars().take(25).collect::<String>() + "…"
+    } else {
+        text
+    }
+}
+
+/// Stacked horizontal bars: what each option's expected total is made of.
+#[component]
+pub fn CostBars(lang: Lang, options: Vec<OptionResult>) -> impl IntoView {
+    let max = options
+        .iter()
+        .map(|o| to_f64(o.total_expected.amount))
+        .fold(0.0, f64::max)
+        .max(1e-9);
+    let height = ROW_H * options.len() as f64 + 40.0;
+    let scale = (WIDTH - LABEL_W - 90.0) / max;
+    let rows = options
+        .iter()
+        .enumerate()
+        .map(|(i, o)| {
+            let y = 10.0 + i as f64 * ROW_H;
+            let parts = [o.rent, o.storage, o.egress, o.time_cost, o.risk_cost];
+            let mut x = LABEL_W;
+            let segments = parts
+                .iter()
+                .enumerate()
+                .map(|(k, m)| {
+                    let w = to_f64(m.amount) * scale;
+                    let seg = view! {
+                        <rect x=format!("{x:.1}") y=format!("{y:.1}") width=format!("{:.1}", w.max(0.0)) height=format!("{:.1}", ROW_H - 8.0) fill=COLOURS[k]>
+                            <title>{format!("{}: {}", t(lang, PARTS[k]), format::money(lang, m))}</title>
+                        </rect>
+                    };
+                    x += w;
+                    seg
+                })
+                .collect_view();
+            view! {
+                <g>
+                    <text x=format!("{:.1}", LABEL_W - 6.0) y=format!("{:.1}", y + ROW_H / 2.0) text-anchor="end" class="chart-label">{short_label(o)}</text>
+                    {segments}
+                    <text x=format!("{:.1}", x + 4.0) y=format!("{:.1}", y + ROW_H / 2.0) class="chart-value">{format::money(lang, &o.total_expected)}</text>
+                </g>
+            }
+        })
+        .collect_view();
+    let legend = PARTS
+        .iter()
+        .enumerate()
+        .map(|(k, key)| {
+            let x = 10.0 + k as f64 * 125.0;
+            view! {
+                <g>
+                    <rect x=format!("{x:.1}") y=format!("{:.1}", height - 22.0) width="10" height="10" fill=COLOURS[k] />
+                    <text x=format!("{:.1}", x + 14.0) y=format!("{:.1}", height - 13.0) class="chart-legend">{t(lang, key)}</text>
+                </g>
+            }
+        })
+        .collect_view();
+    view! {
+        <svg class="chart" id="cost-chart" viewBox=format!("0 0 {WIDTH} {height:.0}") role="img" aria-labelledby="cost-chart-title">
+            <title id="cost-chart-title">{t(lang, "breakdown")}</title>
+            {rows}
+            {legend}
+        </svg>
+    }
+}
+
+/// Completion time: a bar from P50 to P90 and a diamond at the expectation, per option.
+#[component]
+pub fn TimeRanges(lang: Lang, options: Vec<OptionResult>) -> impl IntoView {
+    let max = options
+        .iter()
+        .map(|o| o.hours_p90.max(o.hours_expected))
+        .fold(0.0, f64::max)
+        .max(1e-9);
+    let height = ROW_H * options.len() as f64 + 20.0;
+    let scale = (WIDTH - LABEL_W - 110.0) / max;
+    let rows = options
+        .iter()
+        .enumerate()
+        .map(|(i, o)| {
+            let y = 10.0 + i as f64 * ROW_H + (ROW_H - 8.0) / 2.0;
+            let (x50, x90, xe) = (LABEL_W + o.hours_p50 * scale, LABEL_W + o.hours_p90 * scale, LABEL_W + o.hours_expected * scale);
+            view! {
+                <g>
+                    <text x=format!("{:.1}", LABEL_W - 6.0) y=format!("{y:.1}") dy="4" text-anchor="end" class="chart-label">{short_label(o)}</text>
+                    <line x1=format!("{LABEL_W:.1}") x2=format!("{:.1}", WIDTH - 110.0) y1=format!("{y:.1}") y2=format!("{y:.1}") class="chart-grid" />
+                    <rect x=format!("{x50:.1}") y=format!("{:.1}", y - 5.0) width=format!("{:.1}", (x90 - x50).max(2.0)) height="10" fill="#3f7cac">
+                        <title>{format!("P50 {} – P90 {}", format::hours(lang, o.hours_p50), format::hours(lang, o.hours_p90))}</title>
+                    </rect>
+                    <path d=format!("M{xe:.1} {:.1} l5 5 l-5 5 l-5 -5 z", y - 5.0) fill="#1a1f24" />
+                    <text x=format!("{:.1}", WIDTH - 104.0) y=format!("{y:.1}") dy="4" class="chart-value">
+                        {format!("{} / {}", format::hours(lang, o.hours_expected), format::hours(lang, o.hours_p90))}
+                    </text>
+                </g>
+            }
+        })
+        .collect_view();
+    view! {
+        <svg class="chart" id="time-chart" viewBox=format!("0 0 {WIDTH} {height:.0}") role="img" aria-labelledby="time-chart-title">
+            <title id="time-chart-title">{t(lang, "time_distribution")}</title>
+            {rows}
+        </svg>
+    }
+}
+
+/// Two cost lines over x, crossing at the break-even point.
+#[component]
+pub fn BreakEvenChart(
+    lang: Lang,
+    id: &'static str,
+    title: String,
+    points: Vec<Point>,
+    a_label: String,
+    b_label: String,
+    log_x: bool,
+) -> impl IntoView {
+    let (w, h, left, bottom) = (WIDTH, 220.0, 70.0, 30.0);
+    let xs: Vec<f64> = points
+        .iter()
+        .map(|p| if log_x { p.x.max(1e-6).log10() } else { p.x })
+        .collect();
+    let (xmin, xmax) = xs
+        .iter()
+        .fold((f64::MAX, f64::MIN), |(a, b), &x| (a.min(x), b.max(x)));
+    let ymax = points
+        .iter()
+        .map(|p| to_f64(p.a.amount).max(to_f64(p.b.amount)))
+        .fold(0.0, f64::max)
+        .max(1e-9);
+    let sx = |x: f64| left + (x - xmin) / (xmax - xmin).max(1e-9) * (w - left - 20.0);
+    let sy = |y: f64| h - bottom - y / ymax * (h - bottom - 20.0);
+    let path = |pick: fn(&Point) -> Decimal| {
+        points
+            .iter()
+            .zip(&xs)
+            .enumerate()
+            .map(|(i, (p, &x))| {
+                format!(
+                    "{}{:.1} {:.1}",
+                    if i == 0 { "M" } else { " L" },
+                    sx(x),
+                    sy(to_f64(pick(p)))
+                )
+            })
+            .collect::<String>()
+    };
+    let currency = points.first().map(|p| p.a.currency);
+    let first_x = points.first().map_or(0.0, |p| p.x);
+    let last_x = points.last().map_or(0.0, |p| p.x);
+    let label = title.clone();
+    view! {
+        <svg class="chart" id=id viewBox=format!("0 0 {w} {h}") role="img" aria-label=label>
+            <title>{title}</title>
+            <line x1=format!("{left}") x2=format!("{}", w - 20.0) y1=format!("{}", h - bottom) y2=format!("{}", h - bottom) class="chart-axis" />
+            <line x1=format!("{left}") x2=format!("{left}") y1="20" y2=format!("{}", h - bottom) class="chart-axis" />
+            <text x=format!("{}", left - 6.0) y="24" text-anchor="end" class="chart-label">
+                {currency.map(|c| format::amount(lang, crate::task_form::d(ymax), c)).unwrap_or_default()}
+            </text>
+            <text x=format!("{left}") y=format!("{}", h - 8.0) class="chart-label">{format::number(first_x, 1)}</text>
+            <text x=format!("{}", w - 20.0) y=format!("{}", h - 8.0) text-anchor="end" class="chart-label">{format::number(last_x, 1)}</text>
+            <path d=path(|p| p.a.amount) class="line-a" />
+            <path d=path(|p| p.b.amount) class="line-b" />
+            <text x=format!("{}", left + 8.0) y="16" class="chart-legend legend-a">{a_label}</text>
+            <text x=format!("{}", left + 260.0) y="16" class="chart-legend legend-b">{b_label}</text>
+        </svg>
+    }
+}

@@ -1,0 +1,119 @@
+//! Form fields that keep what the person typed, check it with core's parser, and show the
+//! reason beside the field when it is refused (the model keeps its last good value).
+
+use gpufare_core::input::{InputError, parse_decimal};
+use leptos::prelude::*;
+use rust_decimal::Decimal;
+
+use crate::i18n::{self, Lang};
+
+/// Formats a model value the way the field shows it.
+pub fn show(value: Option<Decimal>) -> String {
+    value.map(|v| v.normalize().to_string()).unwrap_or_default()
+}
+
+/// Parses typed text: empty is `None` when the field is optional.
+pub fn read(text: &str, max: Decimal, optional: bool) -> Result<Option<Decimal>, InputError> {
+    if optional && text.trim().is_empty() {
+        return Ok(None);
+    }
+    parse_decimal(text, max).map(Some)
+}
+
+/// A numeric field bound to one value of the scenario.
+#[component]
+pub fn NumField(
+    /// Element id (also used for the error's id: `{id}-error`).
+    #[prop(into)]
+    id: String,
+    /// The label text.
+    #[prop(into)]
+    label: Signal<String>,
+    /// The model's current value.
+    #[prop(into)]
+    value: Signal<Option<Decimal>>,
+    /// Called with every accepted value.
+    on_value: impl Fn(Option<Decimal>) + 'static,
+    /// Largest accepted value.
+    max: Decimal,
+    /// Whether an empty field means "none".
+    #[prop(optional)]
+    optional: bool,
+    /// Whether only whole numbers are accepted.
+    #[prop(optional)]
+    whole: bool,
+    /// Smallest accepted value (checked after parsing).
+    #[prop(optional)]
+    min: Option<Decimal>,
+    /// The page language.
+    lang: ReadSignal<Lang>,
+) -> impl IntoView {
+    let text = RwSignal::new(show(value.get_untracked()));
+    let error = RwSignal::new(None::<String>);
+    // When the model changes from elsewhere (a preset, a reset), show its value.
+    Effect::new(move |_| {
+        let v = value.get();
+        let typed = read(&text.get_untracked(), max, optional).ok().flatten();
+        if typed != v {
+            text.set(show(v));
+            error.set(None);
+        }
+    });
+    let error_id = format!("{id}-error");
+    view! {
+        <div class="field">
+            <label for=id.clone()>{label}</label>
+            <input
+                id=id
+                type="text"
+                inputmode="decimal"
+                autocomplete="off"
+                prop:value=move || text.get()
+                aria-invalid=move || if error.with(Option::is_some) { "true" } else { "false" }
+                aria-describedby=error_id.clone()
+                on:input=move |ev| {
+                    let typed = event_target_value(&ev);
+                    text.set(typed.clone());
+                    let checked = read(&typed, max, optional).and_then(|v| match v {
+                        Some(x) if whole && !x.fract().is_zero() => {
+                            Err(InputError::NotANumber { input: typed.clone() })
+                        }
+                        Some(x) if min.is_some_and(|m| x < m) => Err(InputError::Negative),
+                        other => Ok(other),
+                    });
+                    match checked {
+                        Ok(v) => {
+                            error.set(None);
+                            on_value(v);
+                        }
+                        Err(e) => error.set(Some(i18n::input_error(lang.get_untracked(), &e))),
+                    }
+                }
+            />
+            <p class="field-error" id=error_id role="alert">
+                {move || error.get().unwrap_or_default()}
+            </p>
+        </div>
+    }
+}
+
+/// A checkbox bound to one flag of the scenario.
+#[component]
+pub fn CheckField(
+    id: &'static str,
+    #[prop(into)] label: Signal<&'static str>,
+    #[prop(into)] value: Signal<bool>,
+    on_value: impl Fn(bool) + 'static,
+) -> impl IntoView {
+    view! {
+        <div class="field check">
+            <input
+                id=id
+                type="checkbox"
+                prop:checked=move || value.get()
+                on:change=move |ev| on_value(event_target_checked(&ev))
+            />
+            <label for=id>{label}</label>
+        </div>
+    }
+}

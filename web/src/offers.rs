@@ -1,0 +1,456 @@
+//! The offers table: the default catalog with the user's edits, filtered and sorted; prices
+//! editable in place; the user's own quotes; provider discounts.
+
+use gpufare_core::Currency;
+use gpufare_core::billing::Granularity;
+use gpufare_core::catalog::{BillingMode, Catalog, Offer, Region, RegionClass, default_catalog};
+use gpufare_core::cost::{Context, term_hours, term_price};
+use gpufare_core::gpu::{find_gpu, gpu_specs};
+use gpufare_core::plan::ProviderDiscount;
+use gpufare_core::scenario::Scenario;
+use gpufare_core::tenancy::Tenancy;
+use leptos::prelude::*;
+use rust_decimal::Decimal;
+
+use crate::fields::NumField;
+use crate::format;
+use crate::i18n::Lang;
+use crate::words::{self, t};
+
+/// How the table is sorted.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum SortKey {
+    Price,
+    Provider,
+    Vram,
+    Date,
+}
+
+/// Price per GPU-hour of an offer in the output currency (subscriptions over their term).
+fn per_gpu_hour(scenario: &Scenario, offer: &Offer) -> Decimal {
+    let ctx = Context::new(&scenario.task, &scenario.settings);
+    let hours = term_hours(offer).unwrap_or(1.0);
+    let total = ctx.offer_money(offer, term_price(offer));
+    total / crate::task_form::d(hours).max(Decimal::ONE) / Decimal::from(offer.gpu_count.max(1))
+}
+
+/// The offers card.
+#[component]
+pub fn OffersTable(lang: ReadSignal<Lang>, scenario: RwSignal<Scenario>) -> impl IntoView {
+    let sort = RwSignal::new(SortKey::Price);
+    let edited: Memo<Catalog> =
+        Memo::new(move |_| scenario.with(|s| s.edits.apply(default_catalog())));
+    let rows = Memo::new(move |_| {
+        let s = scenario.get();
+        let mut offers: Vec<Offer> = edited
+            .get()
+            .offers
+            .into_iter()
+            .filter(|o| s.filter.matches(o))
+            .collect();
+        match sort.get() {
+            SortKey::Price => offers.sort_by_cached_key(|o| (per_gpu_hour(&s, o), o.id.clone())),
+            SortKey::Provider => {
+                offers.sort_by(|a, b| a.provider.cmp(&b.provider).then(a.id.cmp(&b.id)))
+            }
+            SortKey::Vram => {
+                offers.sort_by(|a, b| b.vram_gib.total_cmp(&a.vram_gib).then(a.id.cmp(&b.id)))
+            }
+            SortKey::Date => offers.sort_by(|a, b| b.as_of.cmp(&a.as_of).then(a.id.cmp(&b.id))),
+        }
+        offers
+    });
+    let total = move || edited.with(|c| c.offers.len());
+
+    view! {
+        <section aria-labelledby="offers-heading" class="card wide">
+            <h2 id="offers-heading">{move || t(lang.get(), "offers")}</h2>
+            <p class="hint">{move || t(lang.get(), "offers_hint")}</p>
+            <Filters lang=lang scenario=scenario sort=sort />
+            <p class="hint" id="offers-count">
+                {move || format!("{} / {} {}", rows.with(Vec::len), total(), t(lang.get(), "shown"))}
+            </p>
+            <div class="table-wrap">
+                <table class="offers" id="offers-table">
+                    <thead>
+                        <tr>
+                            <th scope="col">{move || t(lang.get(), "provider")}</th>
+                            <th scope="col">{move || t(lang.get(), "region")}</th>
+                            <th scope="col">{move || t(lang.get(), "gpu")}</th>
+                            <th scope="col">{move || t(lang.get(), "tenancy")}</th>
+                            <th scope="col">{move || t(lang.get(), "vram_col")}</th>
+                            <th scope="col">{move || t(lang.get(), "billing")}</th>
+                            <th scope="col">{move || t(lang.get(), "price")}</th>
+                            <th scope="col">{move || t(lang.get(), "as_of")}</th>
+                            <th scope="col"><span class="sr-only">{move || t(lang.get(), "remove")}</span></th>
+                        </tr>
+                    </thead>
+                    <tbody>
+                        <For each=move || rows.get() key=|o| (o.id.clone(), o.price) let:offer>
+                            <OfferRow lang=lang scenario=scenario offer=offer />
+                        </For>
+                    </tbody>
+                </table>
+            </div>
+            <Discounts lang=lang scenario=scenario />
+            <AddOffer lang=lang scenario=scenario />
+        </section>
+    }
+}
+
+#[component]
+fn OfferRow(lang: ReadSignal<Lang>, scenario: RwSignal<Scenario>, offer: Offer) -> impl IntoView {
+    let id = offer.id.clone();
+    let price_id = format!("price-{}", offer.id);
+    let remove_id = offer.id.clone();
+    let estimate = offer.estimate;
+    let note = offer.estimate_note.clone().unwrap_or_default();
+    let source = offer.source.clone();
+    let mode = offer.billing_mode;
+    let currency = offer.currency;
+    let tenancy = offer.tenancy;
+    let class = offer.region.class;
+    let price = offer.price;
+    view! {
+        <tr data-offer=offer.id.clone()>
+            <td>{offer.provider.clone()}</td>
+            <td>{offer.region.name.clone()} <span class="muted">{move || format!(" · {}", words::region_class(lang.get(), class))}</span></td>
+            <td>{format!("{} × {}", offer.gpu_count, offer.gpu)}</td>
+            <td>{move || words::tenancy(lang.get(), tenancy)}</td>
+            <td>{format!("{} GiB", format::number(offer.vram_gib, 1))}</td>
+            <td>
+                {move || words::billing(lang.get(), mode)}
+                {offer.term_months.map(|m| format!(" {m}m"))}
+            </td>
+            <td class="price-cell">
+                <NumField
+                    id=price_id
+                    label=Signal::derive(move || format!("{} {}{}", currency.code(), "", words::price_unit(lang.get(), mode)))
+                    value=Signal::derive(move || Some(price))
+                    on_value=move |v| {
+                        if let Some(p) = v {
+                            let id = id.clone();
+                            scenario.update(move |s| {
+                                s.edits.prices.insert(id, p);
+                            });
+                        }
+                    }
+                    max=Decimal::from(100_000_000)
+                    lang=lang
+                />
+            </td>
+            <td>
+                {offer.as_of.clone()}
+                {estimate.then(|| view! { <span class="badge" title=note.clone()>{move || t(lang.get(), "estimate")}</span> })}
+                <span class="sr-only">{source}</span>
+            </td>
+            <td>
+                <button
+                    type="button"
+                    class="link"
+                    aria-label=move || format!("{} {}", t(lang.get(), "remove"), remove_id)
+                    on:click={
+                        let id = offer.id.clone();
+                        move |_| {
+                            let id = id.clone();
+                            scenario.update(move |s| {
+                                if s.edits.added.iter().any(|o| o.id == id) {
+                                    s.edits.added.retain(|o| o.id != id);
+                                } else if !s.edits.removed.contains(&id) {
+                                    s.edits.removed.push(id);
+                                }
+                            })
+                        }
+                    }
+                >
+                    "×"
+                </button>
+            </td>
+        </tr>
+    }
+}
+
+#[component]
+fn Filters(
+    lang: ReadSignal<Lang>,
+    scenario: RwSignal<Scenario>,
+    sort: RwSignal<SortKey>,
+) -> impl IntoView {
+    let modes = BillingMode::ALL;
+    let classes = [
+        RegionClass::Tier1,
+        RegionClass::Remote,
+        RegionClass::Overseas,
+    ];
+    view! {
+        <div class="filters">
+            <div class="field">
+                <label for="filter-text">{move || t(lang.get(), "filter_text")}</label>
+                <input
+                    id="filter-text"
+                    type="search"
+                    prop:value=move || scenario.with(|s| s.filter.text.clone())
+                    on:input=move |ev| {
+                        let v = event_target_value(&ev);
+                        scenario.update(|s| s.filter.text = v);
+                    }
+                />
+            </div>
+            <div class="field">
+                <label for="filter-shared">{move || t(lang.get(), "filter_kind")}</label>
+                <select
+                    id="filter-shared"
+                    on:change=move |ev| {
+                        let v = event_target_value(&ev);
+                        scenario.update(|s| s.filter.shared = match v.as_str() { "shared" => Some(true), "dedicated" => Some(false), _ => None });
+                    }
+                >
+                    <option value="all" selected=move || scenario.with(|s| s.filter.shared.is_none())>{move || t(lang.get(), "all")}</option>
+                    <option value="shared" selected=move || scenario.with(|s| s.filter.shared == Some(true))>{move || t(lang.get(), "shared")}</option>
+                    <option value="dedicated" selected=move || scenario.with(|s| s.filter.shared == Some(false))>{move || t(lang.get(), "dedicated")}</option>
+                </select>
+            </div>
+            <div class="field">
+                <label for="filter-billing">{move || t(lang.get(), "billing")}</label>
+                <select
+                    id="filter-billing"
+                    on:change=move |ev| {
+                        let v = BillingMode::from_id(&event_target_value(&ev));
+                        scenario.update(|s| s.filter.billing_modes = v.into_iter().collect());
+                    }
+                >
+                    <option value="all" selected=move || scenario.with(|s| s.filter.billing_modes.is_empty())>{move || t(lang.get(), "all")}</option>
+                    {modes.into_iter().map(|m| view! {
+                        <option value=m.id() selected=move || scenario.with(|s| s.filter.billing_modes == [m])>
+                            {move || words::billing(lang.get(), m)}
+                        </option>
+                    }).collect_view()}
+                </select>
+            </div>
+            <div class="field">
+                <label for="filter-region">{move || t(lang.get(), "region")}</label>
+                <select
+                    id="filter-region"
+                    on:change=move |ev| {
+                        let v = event_target_value(&ev);
+                        let class = classes.into_iter().find(|c| gpufare_core::cost::region_class_id(*c) == v);
+                        scenario.update(|s| s.filter.region_classes = class.into_iter().collect());
+                    }
+                >
+                    <option value="all" selected=move || scenario.with(|s| s.filter.region_classes.is_empty())>{move || t(lang.get(), "all")}</option>
+                    {classes.into_iter().map(|c| view! {
+                        <option value=gpufare_core::cost::region_class_id(c) selected=move || scenario.with(|s| s.filter.region_classes == [c])>
+                            {move || words::region_class(lang.get(), c)}
+                        </option>
+                    }).collect_view()}
+                </select>
+            </div>
+            <div class="field">
+                <label for="filter-currency">{move || t(lang.get(), "currency")}</label>
+                <select
+                    id="filter-currency"
+                    on:change=move |ev| {
+                        let v = Currency::from_code(&event_target_value(&ev));
+                        scenario.update(|s| s.filter.currencies = v.into_iter().collect());
+                    }
+                >
+                    <option value="all" selected=move || scenario.with(|s| s.filter.currencies.is_empty())>{move || t(lang.get(), "all")}</option>
+                    {Currency::ALL.into_iter().map(|c| view! {
+                        <option value=c.code() selected=move || scenario.with(|s| s.filter.currencies == [c])>{c.code()}</option>
+                    }).collect_view()}
+                </select>
+            </div>
+            <div class="field">
+                <label for="sort">{move || t(lang.get(), "sort_by")}</label>
+                <select
+                    id="sort"
+                    on:change=move |ev| {
+                        sort.set(match event_target_value(&ev).as_str() {
+                            "provider" => SortKey::Provider,
+                            "vram" => SortKey::Vram,
+                            "date" => SortKey::Date,
+                            _ => SortKey::Price,
+                        })
+                    }
+                >
+                    <option value="price">{move || t(lang.get(), "sort_price")}</option>
+                    <option value="provider">{move || t(lang.get(), "sort_provider")}</option>
+                    <option value="vram">{move || t(lang.get(), "sort_vram")}</option>
+                    <option value="date">{move || t(lang.get(), "sort_date")}</option>
+                </select>
+            </div>
+        </div>
+    }
+}
+
+#[component]
+fn Discounts(lang: ReadSignal<Lang>, scenario: RwSignal<Scenario>) -> impl IntoView {
+    let providers = Memo::new(move |_| {
+        let mut p: Vec<String> = scenario.with(|s| {
+            s.edits
+                .apply(default_catalog())
+                .offers
+                .iter()
+                .map(|o| o.provider.clone())
+                .collect()
+        });
+        p.sort();
+        p.dedup();
+        p
+    });
+    let provider = RwSignal::new(String::new());
+    let current = move || {
+        let p = provider.get();
+        scenario.with(|s| {
+            s.settings
+                .discounts
+                .iter()
+                .find(|d| d.provider == p)
+                .map(|d| d.factor)
+                .unwrap_or(Decimal::ONE)
+        })
+    };
+    view! {
+        <div class="discounts grid2">
+            <div class="field">
+                <label for="discount-provider">{move || t(lang.get(), "provider")}</label>
+                <select id="discount-provider" on:change=move |ev| provider.set(event_target_value(&ev))>
+                    <option value="">"—"</option>
+                    {move || providers.get().into_iter().map(|p| view! { <option value=p.clone()>{p.clone()}</option> }).collect_view()}
+                </select>
+            </div>
+            <NumField
+                id="discount-factor"
+                label=Signal::derive(move || t(lang.get(), "discount").to_owned())
+                value=Signal::derive(move || Some(current()))
+                on_value=move |v| {
+                    let p = provider.get_untracked();
+                    if p.is_empty() {
+                        return;
+                    }
+                    let factor = v.unwrap_or(Decimal::ONE).clamp(Decimal::new(1, 2), Decimal::ONE);
+                    scenario.update(|s| {
+                        s.settings.discounts.retain(|d| d.provider != p);
+                        if factor < Decimal::ONE {
+                            s.settings.discounts.push(ProviderDiscount { provider: p.clone(), factor });
+                        }
+                    });
+                }
+                max=Decimal::ONE
+                lang=lang
+            />
+        </div>
+    }
+}
+
+#[component]
+fn AddOffer(lang: ReadSignal<Lang>, scenario: RwSignal<Scenario>) -> impl IntoView {
+    let provider = RwSignal::new("My quote".to_owned());
+    let gpu = RwSignal::new("RTX4090".to_owned());
+    let tenancy = RwSignal::new(Tenancy::Dedicated);
+    let mode = RwSignal::new(BillingMode::PayAsYouGo);
+    let currency = RwSignal::new(Currency::Cny);
+    let price = RwSignal::new(Some(Decimal::new(18, 1)));
+    let vram = RwSignal::new(Some(Decimal::from(24)));
+    let add = move |_| {
+        let Some(p) = price.get_untracked() else {
+            return;
+        };
+        let g = gpu.get_untracked();
+        let card_vram = find_gpu(&g).map_or(24.0, |s| s.vram_gb);
+        let vram_gib = vram.get_untracked().map_or(card_vram, crate::task_form::f);
+        let tenancy = tenancy.get_untracked();
+        let mode = mode.get_untracked();
+        scenario.update(|s| {
+            let id = format!("custom-{}", s.edits.added.len() + 1);
+            s.edits.added.push(Offer {
+                id,
+                provider: provider.get_untracked(),
+                region: Region {
+                    id: "custom".into(),
+                    name: "custom".into(),
+                    class: RegionClass::Tier1,
+                    rtt_ms: 10.0,
+                },
+                gpu: g,
+                gpu_count: 1,
+                tenancy,
+                gpu_fraction: if tenancy.is_slice() {
+                    (vram_gib / card_vram).clamp(0.05, 1.0)
+                } else {
+                    1.0
+                },
+                vram_gib,
+                vcpu: None,
+                ram_gib: None,
+                billing_mode: mode,
+                term_months: (mode == BillingMode::Reserved).then_some(12),
+                upfront: (mode == BillingMode::Reserved).then_some(Decimal::ZERO),
+                price: p,
+                currency: currency.get_untracked(),
+                granularity: mode.is_metered().then_some(Granularity::Second),
+                minimum_minutes: None,
+                interruption_per_month: (mode == BillingMode::Spot).then_some(0.125),
+                queue_wait_hours: None,
+                storage_per_gb_month: Decimal::ZERO,
+                egress_per_gb: Decimal::ZERO,
+                system_disk_per_month: Decimal::ZERO,
+                security: vec![],
+                slowdown: None,
+                as_of: "user".into(),
+                source: "added by the user".into(),
+                estimate: false,
+                estimate_note: None,
+            });
+        });
+    };
+    view! {
+        <details class="add-offer">
+            <summary>{move || t(lang.get(), "add_offer")}</summary>
+            <div class="grid2">
+                <div class="field">
+                    <label for="new-provider">{move || t(lang.get(), "provider")}</label>
+                    <input id="new-provider" type="text" prop:value=move || provider.get() on:input=move |ev| provider.set(event_target_value(&ev)) />
+                </div>
+                <div class="field">
+                    <label for="new-gpu">{move || t(lang.get(), "gpu")}</label>
+                    <select id="new-gpu" on:change=move |ev| gpu.set(event_target_value(&ev))>
+                        {gpu_specs().iter().map(|g| {
+                            let s = g.short.clone();
+                            let selected = s == "RTX4090";
+                            view! { <option value=s.clone() selected=selected>{s.clone()}</option> }
+                        }).collect_view()}
+                    </select>
+                </div>
+                <div class="field">
+                    <label for="new-tenancy">{move || t(lang.get(), "tenancy")}</label>
+                    <select id="new-tenancy" on:change=move |ev| if let Some(x) = Tenancy::from_id(&event_target_value(&ev)) { tenancy.set(x) }>
+                        {Tenancy::ALL.into_iter().map(|x| view! { <option value=x.id()>{move || words::tenancy(lang.get(), x)}</option> }).collect_view()}
+                    </select>
+                </div>
+                <NumField id="new-vram" label=Signal::derive(move || t(lang.get(), "vram").to_owned()) value=vram on_value=move |v| vram.set(v) max=Decimal::from(4096) lang=lang />
+                <div class="field">
+                    <label for="new-billing">{move || t(lang.get(), "billing")}</label>
+                    <select id="new-billing" on:change=move |ev| if let Some(x) = BillingMode::from_id(&event_target_value(&ev)) { mode.set(x) }>
+                        {BillingMode::ALL.into_iter().map(|x| view! { <option value=x.id()>{move || words::billing(lang.get(), x)}</option> }).collect_view()}
+                    </select>
+                </div>
+                <NumField
+                    id="new-price"
+                    label=Signal::derive(move || format!("{} ({}{})", t(lang.get(), "price"), currency.get().code(), words::price_unit(lang.get(), mode.get())))
+                    value=price
+                    on_value=move |v| price.set(v)
+                    max=Decimal::from(100_000_000)
+                    lang=lang
+                />
+                <div class="field">
+                    <label for="new-currency">{move || t(lang.get(), "currency")}</label>
+                    <select id="new-currency" on:change=move |ev| if let Some(c) = Currency::from_code(&event_target_value(&ev)) { currency.set(c) }>
+                        {Currency::ALL.into_iter().map(|c| view! { <option value=c.code()>{c.code()}</option> }).collect_view()}
+                    </select>
+                </div>
+            </div>
+            <button type="button" id="add-offer" on:click=add>{move || t(lang.get(), "add")}</button>
+        </details>
+    }
+}

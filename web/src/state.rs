@@ -1,0 +1,94 @@
+//! Where the scenario lives between visits: the page's URL fragment (a share link) and
+//! localStorage. Nothing is sent anywhere; the fragment never leaves the browser.
+
+use gpufare_core::presets::preset;
+use gpufare_core::scenario::{Scenario, ScenarioError, decode_share, encode_share, parse_scenario};
+
+/// The localStorage key of the saved scenario.
+pub const STORAGE_KEY: &str = "gpufare.scenario";
+/// The preset a first visit starts from.
+pub const DEFAULT_PRESET: &str = "qlora_7b";
+
+/// Where the starting scenario came from.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Origin {
+    /// A share link in the URL.
+    Link,
+    /// The copy saved in this browser.
+    Saved,
+    /// A fresh default.
+    Default,
+    /// A share link that could not be read (the default was used instead).
+    BadLink(ScenarioError),
+}
+
+/// The default scenario: the default preset, nothing edited.
+pub fn default_scenario() -> Scenario {
+    let task =
+        preset(DEFAULT_PRESET).unwrap_or_else(|| preset("code_check").expect("built-in preset"));
+    Scenario::new(task, Some(DEFAULT_PRESET))
+}
+
+fn window() -> Option<web_sys::Window> {
+    web_sys::window()
+}
+
+fn link_payload() -> Option<String> {
+    let hash = window()?.location().hash().ok()?;
+    hash.strip_prefix("#s=").map(str::to_owned)
+}
+
+/// The scenario to start with: a share link wins, then the saved copy, then the default.
+pub fn initial_scenario() -> (Scenario, Origin) {
+    if let Some(payload) = link_payload() {
+        return match decode_share(&payload) {
+            Ok(s) => (s, Origin::Link),
+            Err(e) => (default_scenario(), Origin::BadLink(e)),
+        };
+    }
+    let saved = window()
+        .and_then(|w| w.local_storage().ok().flatten())
+        .and_then(|s| s.get_item(STORAGE_KEY).ok().flatten());
+    if let Some(text) = saved
+        && let Ok(s) = parse_scenario(&text)
+    {
+        return (s, Origin::Saved);
+    }
+    (default_scenario(), Origin::Default)
+}
+
+/// Saves the scenario to localStorage and mirrors it into the URL fragment (no navigation).
+pub fn persist(scenario: &Scenario) {
+    let Some(w) = window() else { return };
+    if let Ok(Some(storage)) = w.local_storage()
+        && let Ok(text) = serde_json::to_string(scenario)
+    {
+        let _ = storage.set_item(STORAGE_KEY, &text);
+    }
+    let url = share_url(scenario);
+    if let Ok(history) = w.history() {
+        let _ = history.replace_state_with_url(&wasm_bindgen::JsValue::NULL, "", Some(&url));
+    }
+}
+
+/// The link that reproduces this scenario exactly.
+pub fn share_url(scenario: &Scenario) -> String {
+    let location = window().map(|w| w.location());
+    let base = location
+        .map(|l| {
+            format!(
+                "{}{}",
+                l.origin().unwrap_or_default(),
+                l.pathname().unwrap_or_default()
+            )
+        })
+        .unwrap_or_default();
+    format!("{base}#s={}", encode_share(scenario))
+}
+
+/// Forgets the saved scenario.
+pub fn clear_saved() {
+    if let Some(Ok(Some(storage))) = window().map(|w| w.local_storage()) {
+        let _ = storage.remove_item(STORAGE_KEY);
+    }
+}

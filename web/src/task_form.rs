@@ -1,0 +1,328 @@
+//! The task and settings form. Every field writes straight into the scenario; core checks it.
+
+use gpufare_core::Currency;
+use gpufare_core::gpu::gpu_specs;
+use gpufare_core::presets::{PRESET_IDS, preset};
+use gpufare_core::scenario::Scenario;
+use gpufare_core::task::{Bound, Checkpoint, LatencyTarget, Prototype, Service, TaskKind};
+use leptos::prelude::*;
+use rust_decimal::Decimal;
+
+use crate::fields::{CheckField, NumField};
+use crate::i18n::Lang;
+use crate::words::{self, t};
+
+/// A float quantity as a decimal for the form.
+pub fn d(x: f64) -> Decimal {
+    Decimal::from_f64_retain(x)
+        .map(|v| v.round_dp(6).normalize())
+        .unwrap_or_default()
+}
+
+/// A decimal from the form as a float quantity.
+pub fn f(x: Decimal) -> f64 {
+    f64::try_from(x).unwrap_or(0.0)
+}
+
+/// Fields holding money in the task's currency; their labels name it.
+const MONEY_KEYS: [&str; 3] = ["penalty", "value_of_time", "budget"];
+
+type Getter = fn(&Scenario) -> Option<Decimal>;
+type Setter = fn(&mut Scenario, Option<Decimal>);
+
+/// One numeric field of the scenario, by getter and setter.
+fn num(
+    lang: ReadSignal<Lang>,
+    scenario: RwSignal<Scenario>,
+    id: &'static str,
+    key: &'static str,
+    max: i64,
+    optional: bool,
+    get: Getter,
+    set: Setter,
+) -> impl IntoView {
+    view! {
+        <NumField
+            id=id
+            label=Signal::derive(move || {
+                let text = t(lang.get(), key);
+                if MONEY_KEYS.contains(&key) {
+                    format!("{text} ({})", scenario.with(|s| s.task.currency.code()))
+                } else {
+                    text.to_owned()
+                }
+            })
+            value=Signal::derive(move || scenario.with(get))
+            on_value=move |v| scenario.update(|s| set(s, v))
+            max=Decimal::from(max)
+            optional=optional
+            lang=lang
+        />
+    }
+}
+
+/// The preset picker.
+#[component]
+pub fn PresetPicker(lang: ReadSignal<Lang>, scenario: RwSignal<Scenario>) -> impl IntoView {
+    view! {
+        <div class="field">
+            <label for="preset">{move || t(lang.get(), "preset")}</label>
+            <select
+                id="preset"
+                on:change=move |ev| {
+                    let id = event_target_value(&ev);
+                    if let Some(task) = preset(&id) {
+                        scenario.update(|s| {
+                            s.task = task;
+                            s.preset = Some(id.clone());
+                        });
+                    }
+                }
+            >
+                {PRESET_IDS
+                    .into_iter()
+                    .map(|id| {
+                        view! {
+                            <option value=id selected=move || scenario.with(|s| s.preset.as_deref() == Some(id))>
+                                {move || crate::i18n::preset_name(lang.get(), id)}
+                            </option>
+                        }
+                    })
+                    .collect_view()}
+            </select>
+            <span class="hint">{move || t(lang.get(), "preset_hint")}</span>
+        </div>
+    }
+}
+
+/// The task form.
+#[component]
+pub fn TaskForm(lang: ReadSignal<Lang>, scenario: RwSignal<Scenario>) -> impl IntoView {
+    let is_inference = move || scenario.with(|s| s.task.kind == TaskKind::Inference);
+    view! {
+        <section aria-labelledby="task-heading" class="card">
+            <h2 id="task-heading">{move || t(lang.get(), "task")}</h2>
+            <PresetPicker lang=lang scenario=scenario />
+            <div class="field">
+                <label for="kind">{move || t(lang.get(), "kind")}</label>
+                <select
+                    id="kind"
+                    on:change=move |ev| {
+                        let i: usize = event_target_value(&ev).parse().unwrap_or(0);
+                        if let Some(k) = words::KINDS.get(i) {
+                            scenario.update(|s| s.task.kind = *k);
+                        }
+                    }
+                >
+                    {words::KINDS
+                        .iter()
+                        .enumerate()
+                        .map(|(i, k)| {
+                            let k = *k;
+                            view! {
+                                <option value=i.to_string() selected=move || scenario.with(|s| s.task.kind == k)>
+                                    {move || words::kind(lang.get(), k)}
+                                </option>
+                            }
+                        })
+                        .collect_view()}
+                </select>
+            </div>
+            <div class="grid2">
+                {num(lang, scenario, "work-hours", "work_hours", 1_000_000, false,
+                    |s| Some(d(s.task.work_hours)), |s, v| s.task.work_hours = f(v.unwrap_or_default()))}
+                <div class="field">
+                    <label for="reference-gpu">{move || t(lang.get(), "reference_gpu")}</label>
+                    <select
+                        id="reference-gpu"
+                        on:change=move |ev| {
+                            let g = event_target_value(&ev);
+                            scenario.update(|s| s.task.reference_gpu = g);
+                        }
+                    >
+                        {gpu_specs()
+                            .iter()
+                            .map(|g| {
+                                let short = g.short.clone();
+                                let value = short.clone();
+                                view! {
+                                    <option value=value selected=move || scenario.with(|s| s.task.reference_gpu == short)>
+                                        {g.short.clone()}
+                                    </option>
+                                }
+                            })
+                            .collect_view()}
+                    </select>
+                </div>
+                {num(lang, scenario, "runs", "runs", 10_000, false,
+                    |s| Some(Decimal::from(s.task.runs)), |s, v| s.task.runs = u32::try_from(v.unwrap_or(Decimal::ONE).trunc()).unwrap_or(1).max(1))}
+                {num(lang, scenario, "vram", "vram", 100_000, false,
+                    |s| Some(d(s.task.vram_gib)), |s, v| s.task.vram_gib = f(v.unwrap_or_default()))}
+                {num(lang, scenario, "gpus", "gpus", 1024, false,
+                    |s| Some(Decimal::from(s.task.gpus)), |s, v| s.task.gpus = u32::try_from(v.unwrap_or(Decimal::ONE).trunc()).unwrap_or(1).max(1))}
+                <div class="field">
+                    <label for="bound">{move || t(lang.get(), "bound")}</label>
+                    <select
+                        id="bound"
+                        on:change=move |ev| {
+                            let memory = event_target_value(&ev) == "memory";
+                            scenario.update(|s| s.task.bound = if memory { Bound::Memory } else { Bound::Compute });
+                        }
+                    >
+                        <option value="compute" selected=move || scenario.with(|s| s.task.bound == Bound::Compute)>
+                            {move || t(lang.get(), "bound_compute")}
+                        </option>
+                        <option value="memory" selected=move || scenario.with(|s| s.task.bound == Bound::Memory)>
+                            {move || t(lang.get(), "bound_memory")}
+                        </option>
+                    </select>
+                </div>
+            </div>
+            <CheckField
+                id="scales"
+                label=Signal::derive(move || t(lang.get(), "scales"))
+                value=Signal::derive(move || scenario.with(|s| s.task.scales_across_gpus))
+                on_value=move |v| scenario.update(|s| s.task.scales_across_gpus = v)
+            />
+            <div class="grid2">
+                {num(lang, scenario, "deadline", "deadline", 1_000_000, true,
+                    |s| s.task.deadline_hours.map(d), |s, v| s.task.deadline_hours = v.map(f))}
+                {num(lang, scenario, "penalty", "penalty", 1_000_000_000, true,
+                    |s| s.task.deadline_penalty, |s, v| s.task.deadline_penalty = v)}
+            </div>
+            <CheckField
+                id="hard-deadline"
+                label=Signal::derive(move || t(lang.get(), "hard_deadline"))
+                value=Signal::derive(move || scenario.with(|s| s.task.deadline_hard))
+                on_value=move |v| scenario.update(|s| s.task.deadline_hard = v)
+            />
+            <Show when=is_inference>
+                <div class="grid2">
+                    {num(lang, scenario, "latency-target", "latency_target", 3_600_000, true,
+                        |s| s.task.latency.map(|l| d(l.p99_ms)),
+                        |s, v| s.task.latency = v.map(|p| LatencyTarget { p99_ms: f(p), base_ms: s.task.latency.map_or(100.0, |l| l.base_ms) }))}
+                    {num(lang, scenario, "latency-base", "latency_base", 3_600_000, false,
+                        |s| Some(d(s.task.latency.map_or(100.0, |l| l.base_ms))),
+                        |s, v| if let Some(l) = &mut s.task.latency { l.base_ms = f(v.unwrap_or_default()) })}
+                    {num(lang, scenario, "service-hours", "service_hours", 730, true,
+                        |s| s.task.service.map(|x| d(x.hours_per_month)),
+                        |s, v| s.task.service = v.map(|h| Service { hours_per_month: f(h), months: s.task.service.map_or(1.0, |x| x.months) }))}
+                    {num(lang, scenario, "service-months", "service_months", 1200, false,
+                        |s| Some(d(s.task.service.map_or(1.0, |x| x.months))),
+                        |s, v| if let Some(x) = &mut s.task.service { x.months = f(v.unwrap_or_default()) })}
+                </div>
+            </Show>
+            <div class="field">
+                <label for="sensitivity">{move || t(lang.get(), "sensitivity")}</label>
+                <select
+                    id="sensitivity"
+                    on:change=move |ev| {
+                        let i: usize = event_target_value(&ev).parse().unwrap_or(0);
+                        if let Some(v) = words::SENSITIVITIES.get(i) {
+                            scenario.update(|s| s.task.sensitivity = *v);
+                        }
+                    }
+                >
+                    {words::SENSITIVITIES
+                        .iter()
+                        .enumerate()
+                        .map(|(i, v)| {
+                            let v = *v;
+                            view! {
+                                <option value=i.to_string() selected=move || scenario.with(|s| s.task.sensitivity == v)>
+                                    {move || words::sensitivity(lang.get(), v)}
+                                </option>
+                            }
+                        })
+                        .collect_view()}
+                </select>
+            </div>
+            <CheckField
+                id="interruptible"
+                label=Signal::derive(move || t(lang.get(), "interruptible"))
+                value=Signal::derive(move || scenario.with(|s| s.task.interruptible))
+                on_value=move |v| scenario.update(|s| s.task.interruptible = v)
+            />
+            <div class="grid2">
+                {num(lang, scenario, "checkpoint", "checkpoint", 1_000_000, true,
+                    |s| s.task.checkpoint.map(|c| d(c.interval_hours)),
+                    |s, v| s.task.checkpoint = v.filter(|x| !x.is_zero()).map(|i| Checkpoint {
+                        interval_hours: f(i),
+                        restart_overhead_hours: s.task.checkpoint.map_or(0.1, |c| c.restart_overhead_hours),
+                    }))}
+                {num(lang, scenario, "restart", "restart", 10_000, false,
+                    |s| Some(d(s.task.checkpoint.map_or(0.1, |c| c.restart_overhead_hours))),
+                    |s, v| if let Some(c) = &mut s.task.checkpoint { c.restart_overhead_hours = f(v.unwrap_or_default()) })}
+                {num(lang, scenario, "max-queue", "max_queue", 1_000_000, true,
+                    |s| s.task.max_queue_hours.map(d), |s, v| s.task.max_queue_hours = v.map(f))}
+                {num(lang, scenario, "value-of-time", "value_of_time", 1_000_000_000, false,
+                    |s| Some(s.task.value_of_time_per_hour), |s, v| s.task.value_of_time_per_hour = v.unwrap_or_default())}
+                {num(lang, scenario, "budget", "budget", 1_000_000_000, true,
+                    |s| s.task.budget, |s, v| s.task.budget = v)}
+                {num(lang, scenario, "prototype", "prototype", 1_000_000, true,
+                    |s| s.task.prototype.map(|p| d(p.hours)), |s, v| s.task.prototype = v.filter(|x| !x.is_zero()).map(|h| Prototype { hours: f(h) }))}
+                {num(lang, scenario, "storage-gb", "storage_gb", 1_000_000_000, false,
+                    |s| Some(d(s.task.storage_gb)), |s, v| s.task.storage_gb = f(v.unwrap_or_default()))}
+                {num(lang, scenario, "storage-months", "storage_months", 1_200, false,
+                    |s| Some(d(s.task.storage_months)), |s, v| s.task.storage_months = f(v.unwrap_or_default()))}
+                {num(lang, scenario, "egress-gb", "egress_gb", 1_000_000_000, false,
+                    |s| Some(d(s.task.egress_gb)), |s, v| s.task.egress_gb = f(v.unwrap_or_default()))}
+            </div>
+        </section>
+    }
+}
+
+/// Shows money in `to`, converting the task's typed amounts at the user's rate.
+pub fn switch_currency(s: &mut Scenario, to: Currency) {
+    let rate = s.settings.cny_per_usd;
+    let convert = |v: Decimal| match (s.task.currency, to) {
+        (Currency::Cny, Currency::Usd) => (v / rate).round_dp(2),
+        (Currency::Usd, Currency::Cny) => (v * rate).round_dp(2),
+        _ => v,
+    };
+    s.task.value_of_time_per_hour = convert(s.task.value_of_time_per_hour);
+    s.task.deadline_penalty = s.task.deadline_penalty.map(convert);
+    s.task.budget = s.task.budget.map(convert);
+    s.task.currency = to;
+    s.settings.currency = to;
+}
+
+/// Currency, exchange rate and Monte Carlo settings.
+#[component]
+pub fn SettingsForm(lang: ReadSignal<Lang>, scenario: RwSignal<Scenario>) -> impl IntoView {
+    view! {
+        <section aria-labelledby="settings-heading" class="card">
+            <h2 id="settings-heading">{move || t(lang.get(), "settings")}</h2>
+            <div class="grid2">
+                <div class="field">
+                    <label for="out-currency">{move || t(lang.get(), "currency")}</label>
+                    <select
+                        id="out-currency"
+                        on:change=move |ev| {
+                            if let Some(c) = Currency::from_code(&event_target_value(&ev)) {
+                                scenario.update(|s| switch_currency(s, c));
+                            }
+                        }
+                    >
+                        {Currency::ALL
+                            .into_iter()
+                            .map(|c| {
+                                view! {
+                                    <option value=c.code() selected=move || scenario.with(|s| s.settings.currency == c)>
+                                        {c.code()}
+                                    </option>
+                                }
+                            })
+                            .collect_view()}
+                    </select>
+                </div>
+                {num(lang, scenario, "rate", "rate", 1000, false,
+                    |s| Some(s.settings.cny_per_usd), |s, v| if let Some(r) = v.filter(|r| !r.is_zero()) { s.settings.cny_per_usd = r })}
+                {num(lang, scenario, "seed", "seed", 1_000_000_000, false,
+                    |s| Some(Decimal::from(s.settings.seed)), |s, v| s.settings.seed = u64::try_from(v.unwrap_or_default().trunc()).unwrap_or(1))}
+                {num(lang, scenario, "trials", "trials", 100_000, false,
+                    |s| Some(Decimal::from(s.settings.trials)), |s, v| s.settings.trials = u32::try_from(v.unwrap_or_default().trunc()).unwrap_or(1).max(1))}
+            </div>
+        </section>
+    }
+}
