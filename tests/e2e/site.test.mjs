@@ -17,47 +17,57 @@ assert.ok(BASE, 'GPUFARE_URL must point at the served site (run through `cargo x
 assert.ok(PROFILE, 'GPUFARE_PROFILE must name a profile written by `gpufare probe`');
 const golden = JSON.parse(readFileSync(join(here, '../golden/rent.json'), 'utf8'));
 
-let context;
-let userDataDir;
+const FLAGS = [
+  '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
+  '--disable-background-networking', '--disable-component-update', '--disable-sync',
+];
+const CHROMIUM = process.env.CHROMIUM ?? '/usr/bin/chromium';
+let browser;
+const profiles = [];
 
 before(async () => {
-  userDataDir = mkdtempSync(join(tmpdir(), 'gpufare-chromium-'));
   mkdirSync(ARTIFACTS, { recursive: true });
-  context = await chromium.launchPersistentContext(userDataDir, {
-    executablePath: process.env.CHROMIUM ?? '/usr/bin/chromium',
-    headless: true,
-    locale: 'en-US',
-    args: [
-      '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
-      '--disable-background-networking', '--disable-component-update', '--disable-sync',
-    ],
-  });
+  // Playwright gives every launch and every context a fresh, empty profile.
+  browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: FLAGS });
 });
 
 after(async () => {
-  await context?.close();
-  if (userDataDir) rmSync(userDataDir, { recursive: true, force: true });
+  await browser?.close();
+  for (const dir of profiles) rmSync(dir, { recursive: true, force: true });
 });
 
-/** Opens the site in a fresh page, recording page errors and every request it makes. */
-async function openSite(t, { locale } = {}) {
-  const page = await context.newPage();
+/** A browser with its own new --user-data-dir, as a person opening a link on another machine. */
+async function freshProfile(t) {
+  const dir = mkdtempSync(join(tmpdir(), 'gpufare-profile-'));
+  profiles.push(dir);
+  const context = await chromium.launchPersistentContext(dir, { executablePath: CHROMIUM, headless: true, args: FLAGS, locale: 'en-US' });
+  t.after(() => context.close());
+  return context;
+}
+
+/** Records page errors and requests; after the test, fails on any of either that should not be. */
+function watch(t, page) {
   const errors = [];
   const requests = [];
   page.on('pageerror', (e) => errors.push(String(e)));
   page.on('console', (m) => { if (m.type() === 'error') errors.push(m.text()); });
   page.on('request', (r) => requests.push(r.url()));
-  if (locale) {
-    await page.addInitScript((l) => Object.defineProperty(navigator, 'language', { get: () => l }), locale);
-  }
-  await page.goto(BASE);
-  await page.locator('#hours').waitFor();
-  t.after(async () => {
+  t.after(() => {
     assert.deepEqual(errors, [], 'the page logged errors');
     const foreign = requests.filter((u) => !u.startsWith(BASE));
     assert.deepEqual(foreign, [], 'the page requested something outside its own site');
-    await page.close();
   });
+}
+
+/** Opens the site in a new, empty browser context (no saved state). */
+async function openSite(t, { locale = 'en-US', viewport, rent = false } = {}) {
+  const context = await browser.newContext({ locale, viewport: viewport ?? { width: 1400, height: 1000 } });
+  t.after(() => context.close());
+  const page = await context.newPage();
+  watch(t, page);
+  await page.goto(BASE);
+  await page.locator('#recommended').waitFor();
+  if (rent) await page.locator('#quick-rent > summary').click();
   return page;
 }
 
@@ -69,10 +79,9 @@ async function enterRentRow(page, row) {
   await page.fill('#hours', row.hours);
 }
 
-test('the served page renders and prices every golden row like core does', async (t) => {
-  const page = await openSite(t);
+test('the quick rent check prices every golden row like core does', async (t) => {
+  const page = await openSite(t, { rent: true });
   assert.match(await page.title(), /gpufare/);
-  await page.screenshot({ path: join(ARTIFACTS, 'site-en.png'), fullPage: true });
   for (const row of golden.rows) {
     await enterRentRow(page, row);
     const rent = page.locator('#rent');
@@ -84,7 +93,7 @@ test('the served page renders and prices every golden row like core does', async
 });
 
 test('rent recomputes on every keystroke', async (t) => {
-  const page = await openSite(t);
+  const page = await openSite(t, { rent: true });
   await enterRentRow(page, { currency: 'USD', granularity: 'second', minimum_minutes: '0', price_per_hour: '2', hours: '1' });
   assert.equal(await page.locator('#rent').getAttribute('data-amount'), '2.00');
   await page.fill('#hours', '');
@@ -97,7 +106,7 @@ test('rent recomputes on every keystroke', async (t) => {
 });
 
 test('bad input shows its reason next to the field and never breaks the page', async (t) => {
-  const page = await openSite(t);
+  const page = await openSite(t, { rent: true });
   for (const row of golden.errors) {
     await enterRentRow(page, row);
     const field = row.field;
@@ -119,13 +128,12 @@ test('bad input shows its reason next to the field and never breaks the page', a
 });
 
 test('the page speaks Chinese, by browser language or by the toggle', async (t) => {
-  const page = await openSite(t, { locale: 'zh-CN' });
+  const page = await openSite(t, { locale: 'zh-CN', rent: true });
   assert.equal(await page.locator('html').getAttribute('lang'), 'zh-CN');
   assert.equal(await page.locator('#rent-heading').textContent(), '按量付费租金');
   await page.fill('#hours', '-1');
   assert.equal(await page.locator('#hours-error').textContent(), '不能为负数。');
   await page.fill('#hours', '2');
-  await page.screenshot({ path: join(ARTIFACTS, 'site-zh.png'), fullPage: true });
   await page.click('#lang-toggle');
   assert.equal(await page.locator('html').getAttribute('lang'), 'en');
   assert.equal(await page.locator('#rent-heading').textContent(), 'Pay-as-you-go rent');
@@ -180,3 +188,147 @@ function groupThousands(plain) {
   const grouped = int.replace(/\B(?=(\d{3})+(?!\d))/g, ',');
   return frac === undefined ? grouped : `${grouped}.${frac}`;
 }
+
+/** The ranking as the page shows it: offer id, expected total text, for every row. */
+async function ranking(page) {
+  return page.$$eval('#ranking tbody tr', (rows) => rows.map((r) => [r.dataset.offer, r.querySelector('td.total').textContent]));
+}
+
+/** Waits until the recommendation differs from `before` (the page recomputes asynchronously). */
+async function changedFrom(page, before) {
+  await page.waitForFunction((b) => document.querySelector('#decision')?.textContent !== b, before);
+}
+
+test('a preset, a billing mode and a region change the ranking and the recommendation', async (t) => {
+  const page = await openSite(t);
+  await page.selectOption('#preset', 'sd_batch');
+  await page.waitForFunction(() => document.querySelector('#work-hours').value === '20');
+  const all = await ranking(page);
+  assert.ok(all.length >= 5, 'several feasible offers are ranked');
+  const totals = all.map(([, total]) => Number(total.replace(/[^0-9.]/g, '')));
+  assert.deepEqual(totals, [...totals].sort((a, b) => a - b), 'ranked cheapest first');
+  assert.match(await page.locator('#choice').textContent(), /\S/);
+  assert.ok((await page.locator('#decision li').count()) >= 1, 'the recommendation gives reasons');
+
+  const before = await page.locator('#decision').textContent();
+  await page.selectOption('#filter-billing', 'monthly');
+  await changedFrom(page, before);
+  const monthly = await ranking(page);
+  assert.ok(monthly.length >= 1);
+  for (const [id] of monthly) {
+    assert.match(await page.locator(`#ranking tr[data-offer="${id}"]`).textContent(), /monthly/, `${id} is a monthly offer`);
+  }
+  await page.selectOption('#filter-billing', 'all');
+  const tier1Before = await page.locator('#decision').textContent();
+  await page.selectOption('#filter-region', 'tier1');
+  await changedFrom(page, tier1Before);
+  const rows = await page.$$eval('#offers-table tbody tr', (trs) => trs.map((tr) => tr.children[1].textContent));
+  assert.ok(rows.length > 0 && rows.every((r) => r.includes('tier-1 city')), 'only tier-1 offers remain');
+  const recommended = await page.locator('#recommended').getAttribute('data-offer');
+  assert.ok(rows.length >= 1 && recommended, 'a tier-1 offer is recommended');
+  await page.screenshot({ path: join(ARTIFACTS, 'results-en.png'), fullPage: false });
+});
+
+test('the whole page switches to Chinese and back, with nothing left untranslated', async (t) => {
+  const page = await openSite(t);
+  await page.click('#lang-toggle');
+  assert.equal(await page.locator('html').getAttribute('lang'), 'zh-CN');
+  assert.equal(await page.locator('#task-heading').textContent(), '任务');
+  assert.match(await page.locator('#choice').textContent(), /[共独混没]/);
+  assert.match(await page.locator('#ranking td.total').first().textContent(), /元$/);
+  const body = await page.locator('body').innerText();
+  assert.ok(!body.includes('??'), 'a label key has no translation');
+  await page.screenshot({ path: join(ARTIFACTS, 'results-zh.png'), fullPage: false });
+  await page.click('#lang-toggle');
+  assert.equal(await page.locator('#task-heading').textContent(), 'Task');
+  assert.ok(!(await page.locator('body').innerText()).includes('??'));
+});
+
+test('a reload keeps the scenario; reset restores the default', async (t) => {
+  const page = await openSite(t);
+  const before = await page.locator('#decision').textContent();
+  await page.fill('#work-hours', '50');
+  await page.fill('#vram', '30');
+  await changedFrom(page, before);
+  const decision = await page.locator('#decision').textContent();
+  const rows = await ranking(page);
+  await page.reload();
+  await page.locator('#recommended').waitFor();
+  assert.equal(await page.inputValue('#work-hours'), '50');
+  assert.equal(await page.inputValue('#vram'), '30');
+  assert.equal(await page.locator('#decision').textContent(), decision);
+  assert.deepEqual(await ranking(page), rows);
+  await page.click('#reset');
+  await page.waitForFunction(() => document.querySelector('#work-hours').value === '6');
+  assert.equal(await page.inputValue('#vram'), '14');
+});
+
+test('a share link reproduces the exact numbers in a fresh browser profile', async (t) => {
+  const page = await openSite(t);
+  await page.selectOption('#preset', 'full_finetune_multi_gpu');
+  await page.waitForFunction(() => document.querySelector('#work-hours').value === '400');
+  const price = page.locator('#offers-table input[id^="price-"]').first();
+  const before = await page.locator('#decision').textContent();
+  await page.selectOption('#out-currency', 'USD');
+  await changedFrom(page, before);
+  await page.click('#share');
+  const link = await page.inputValue('#share-link');
+  assert.ok(link.startsWith(`${BASE}#s=`), link);
+  const expected = { decision: await page.locator('#decision').textContent(), rows: await ranking(page) };
+  assert.ok(await price.count());
+
+  const other = await freshProfile(t);
+  const fresh = await other.newPage();
+  watch(t, fresh);
+  await fresh.goto(link);
+  await fresh.locator('#recommended').waitFor();
+  assert.equal(await fresh.locator('#decision').textContent(), expected.decision);
+  assert.deepEqual(await ranking(fresh), expected.rows);
+  assert.equal(await fresh.inputValue('#work-hours'), '400');
+  assert.match(expected.rows[0][1], /USD$/);
+});
+
+test('a refused task field keeps the last good plan and says why beside the field', async (t) => {
+  const page = await openSite(t);
+  const decision = await page.locator('#decision').textContent();
+  await page.fill('#vram', '-5');
+  assert.equal(await page.locator('#vram-error').textContent(), 'Must not be negative.');
+  assert.equal(await page.locator('#vram').getAttribute('aria-invalid'), 'true');
+  assert.equal(await page.locator('#decision').textContent(), decision, 'the plan is unchanged');
+  await page.fill('#deadline', 'soon');
+  assert.match(await page.locator('#deadline-error').textContent(), /not a number/);
+  await page.fill('#deadline', '');
+  assert.equal(await page.locator('#deadline-error').textContent(), '');
+  await page.fill('#vram', '200');
+  await page.waitForFunction(() => document.querySelector('#choice').textContent.includes('No offer'));
+  assert.ok((await page.locator('#infeasible li').count()) > 0);
+});
+
+test('editing a price and adding a quote change the plan', async (t) => {
+  const page = await openSite(t);
+  const firstRow = () => page.locator('#ranking tbody tr').first().getAttribute('data-offer');
+  const top = await firstRow();
+  await page.fill(`#price-${top}`, '999');
+  await page.waitForFunction((id) => document.querySelector('#ranking tbody tr').dataset.offer !== id, top);
+  assert.ok(!(await ranking(page)).slice(0, 5).some(([id]) => id === top), 'the repriced offer dropped down the ranking');
+  await page.locator('.add-offer > summary').click();
+  await page.selectOption('#new-gpu', 'H100-SXM');
+  await page.fill('#new-vram', '80');
+  await page.fill('#new-price', '0.01');
+  await page.click('#add-offer');
+  await page.waitForFunction(() => document.querySelector('#ranking tbody tr').dataset.offer === 'custom-1');
+  assert.match(await page.locator('#ranking tbody tr').first().textContent(), /My quote/);
+});
+
+test('the page fits a phone screen and keeps a strict Content-Security-Policy', async (t) => {
+  const page = await openSite(t, { viewport: { width: 390, height: 844 } });
+  const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+  assert.ok(overflow <= 1, `the page is ${overflow}px wider than a phone screen`);
+  const csp = await page.locator('meta[http-equiv="Content-Security-Policy"]').getAttribute('content');
+  assert.match(csp, /default-src 'self'/);
+  assert.doesNotMatch(csp, /unsafe-inline|https?:/);
+  const labelled = await page.$$eval('input:not([type=hidden]), select', (els) =>
+    els.filter((e) => !(e.labels?.length || e.getAttribute('aria-label'))).map((e) => e.id || e.outerHTML.slice(0, 60)));
+  assert.deepEqual(labelled, [], 'every input has a label');
+  await page.screenshot({ path: join(ARTIFACTS, 'phone.png'), fullPage: false });
+});
