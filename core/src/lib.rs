@@ -8,6 +8,7 @@
 //! randomness (see `clippy.toml` next to this crate), so the command-line tool and the
 //! WebAssembly site compute the very same figures from the same input.
 
+pub mod analysis;
 pub mod billing;
 pub mod breakeven;
 pub mod catalog;
@@ -24,6 +25,7 @@ pub mod risk;
 pub mod rng;
 pub mod scenario;
 pub mod schema;
+pub mod stats;
 pub mod task;
 pub mod tenancy;
 

@@ -5,6 +5,11 @@
 //! [`PROFILE_FORMAT_VERSION`], ignore fields they do not know, and refuse newer versions with a
 //! message that says to update gpufare. Times are RFC 3339 text supplied by the writer, since this
 //! crate reads no clock.
+//!
+//! Version history: 1 — host facts and a GPU list (name, UUID, memory); 2 — full NVML facts per
+//! GPU (MIG, virtualisation, PCIe, clocks, power, throttling, ECC, processes), environment
+//! markers of GPU-sharing layers, a sampling window with raw samples and their summaries, the
+//! optional micro-benchmark, and the verdicts computed by `analysis`.
 
 use rust_decimal::Decimal;
 use schemars::JsonSchema;
@@ -12,7 +17,7 @@ use serde::{Deserialize, Serialize};
 use thiserror::Error;
 
 /// The profile format this build writes and the newest it reads.
-pub const PROFILE_FORMAT_VERSION: u32 = 1;
+pub const PROFILE_FORMAT_VERSION: u32 = 2;
 
 /// The tool name written into every profile.
 pub const TOOL_NAME: &str = "gpufare";
@@ -37,6 +42,22 @@ pub struct Profile {
     /// Why `gpus` is empty, when the probe could not read GPUs (e.g. no NVIDIA driver).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub gpus_unavailable: Option<String>,
+    /// The probe's own process id (NVML lists host PIDs; see `analysis` for how they are used).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub own_pid: Option<u32>,
+    /// Markers of GPU-sharing layers found in the environment and preload files.
+    #[serde(default, skip_serializing_if = "SharingMarkers::is_empty")]
+    pub sharing_markers: SharingMarkers,
+    /// The sampling window: raw samples per GPU and metric, with their summaries.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sampling: Option<SamplingWindow>,
+    /// The GPU micro-benchmark, when it ran.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub benchmarks: Vec<GpuBenchmark>,
+    /// Verdicts computed from the facts above by `gpufare_core::analysis` when the profile was
+    /// written; readers may recompute them.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub verdicts: Vec<crate::analysis::Verdict>,
     /// Warnings the probe printed while measuring, kept with the evidence.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub warnings: Vec<String>,
@@ -94,7 +115,7 @@ pub struct DriverFacts {
 }
 
 /// One GPU as NVML reports it. A value NVML could not give is absent (unknown), never a guess.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct GpuFacts {
     /// NVML device index.
     pub index: u32,
@@ -112,6 +133,244 @@ pub struct GpuFacts {
     /// Memory free, bytes.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub memory_free_bytes: Option<u64>,
+    /// Memory reserved by the driver, bytes (NVML v2 memory info).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub memory_reserved_bytes: Option<u64>,
+    /// PCI bus id, e.g. `00000000:19:00.0`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pci_bus_id: Option<String>,
+    /// Brand as NVML names it, e.g. `Tesla`, `GeForce`, `Grid`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub brand: Option<String>,
+    /// CUDA compute capability, e.g. `9.0`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub compute_capability: Option<String>,
+    /// Whether MIG mode is currently enabled on this GPU.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mig_enabled: Option<bool>,
+    /// Whether this handle is itself a MIG device.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub is_mig_device: Option<bool>,
+    /// MIG devices carved from this GPU.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub mig_devices: Vec<MigDevice>,
+    /// Virtualisation mode: `bare`, `pass_through`, `vgpu`, `host_vgpu`, `host_vsga`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub virtualization_mode: Option<String>,
+    /// PCIe link, current and maximum.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pcie: Option<PcieLink>,
+    /// Clocks in MHz.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub clocks: Option<Clocks>,
+    /// Power draw and limits in watts.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub power: Option<Power>,
+    /// GPU temperature, °C.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub temperature_c: Option<u32>,
+    /// Active clock throttle reasons, e.g. `sw_power_cap`, `hw_thermal_slowdown`.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub throttle_reasons: Vec<String>,
+    /// ECC state and error counts.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ecc: Option<Ecc>,
+    /// GPU utilisation at the snapshot, percent.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub utilization_gpu_pct: Option<u32>,
+    /// Memory-controller utilisation at the snapshot, percent.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub utilization_memory_pct: Option<u32>,
+    /// Compute processes NVML lists (host PIDs).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub processes: Vec<GpuProcess>,
+    /// Queries NVML answered NotSupported (recorded as unknown, not as failures).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub unsupported: Vec<String>,
+}
+
+/// A MIG device (GPU instance slice) of a GPU.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct MigDevice {
+    /// MIG slot index on the parent.
+    pub index: u32,
+    /// Name, e.g. `NVIDIA A100-SXM4-80GB MIG 1g.10gb`.
+    pub name: String,
+    /// UUID (`MIG-...`); dropped by `--redact`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub uuid: Option<String>,
+    /// Memory of the slice, bytes.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub memory_total_bytes: Option<u64>,
+}
+
+/// PCIe link generation and width, current and maximum.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema, Default)]
+pub struct PcieLink {
+    /// Current generation (may drop at idle to save power).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub gen_current: Option<u32>,
+    /// Maximum generation of the GPU and slot together.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub gen_max: Option<u32>,
+    /// Current lane count.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub width_current: Option<u32>,
+    /// Maximum lane count.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub width_max: Option<u32>,
+    /// PCIe replay counter (rising values mean link errors).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub replay_counter: Option<u32>,
+}
+
+/// Clock speeds in MHz.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema, Default)]
+pub struct Clocks {
+    /// Current SM clock.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sm_mhz: Option<u32>,
+    /// Maximum SM clock.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sm_max_mhz: Option<u32>,
+    /// Current memory clock.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub memory_mhz: Option<u32>,
+    /// Maximum memory clock.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub memory_max_mhz: Option<u32>,
+}
+
+/// Power draw and limits in watts.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize, JsonSchema, Default)]
+pub struct Power {
+    /// Current draw.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub usage_w: Option<f64>,
+    /// Enforced limit.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub limit_w: Option<f64>,
+    /// The board's default limit.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub default_limit_w: Option<f64>,
+}
+
+/// ECC state and error counts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema, Default)]
+pub struct Ecc {
+    /// Whether ECC is enabled.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub enabled: Option<bool>,
+    /// Corrected errors since the driver loaded.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub corrected_volatile: Option<u64>,
+    /// Uncorrected errors since the driver loaded.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub uncorrected_volatile: Option<u64>,
+    /// Retired memory pages.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub retired_pages: Option<u64>,
+}
+
+/// A compute process on a GPU, as NVML lists it (host PID).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct GpuProcess {
+    /// Host process id.
+    pub pid: u32,
+    /// Memory it uses, bytes, when NVML knows.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub used_memory_bytes: Option<u64>,
+}
+
+/// Traces of GPU-sharing layers outside NVML: environment variables and preload files.
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize, JsonSchema)]
+pub struct SharingMarkers {
+    /// Known marker variables and their values (HAMi, cGPU, eGPU, vcuda, MPS, visible devices).
+    #[serde(default, skip_serializing_if = "std::collections::BTreeMap::is_empty")]
+    pub env: std::collections::BTreeMap<String, String>,
+    /// Libraries preloaded through `LD_PRELOAD` or `/etc/ld.so.preload`.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub preload: Vec<String>,
+    /// Marker files that exist, e.g. `/tmp/cudevshr.cache`.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub files: Vec<String>,
+}
+
+impl SharingMarkers {
+    /// Whether nothing was found.
+    pub fn is_empty(&self) -> bool {
+        self.env.is_empty() && self.preload.is_empty() && self.files.is_empty()
+    }
+}
+
+/// The sampling window: what was sampled, how often, and the samples.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct SamplingWindow {
+    /// Seconds sampled.
+    pub duration_s: f64,
+    /// Milliseconds between samples.
+    pub interval_ms: u64,
+    /// Per GPU: each metric's raw samples and summary.
+    pub gpus: Vec<GpuSamples>,
+}
+
+/// One GPU's sampled metrics.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct GpuSamples {
+    /// NVML device index.
+    pub index: u32,
+    /// Metrics by name (`utilization_gpu_pct`, `memory_used_mib`, `pcie_rx_mbps`, `pcie_tx_mbps`,
+    /// `sm_clock_mhz`, `power_w`, `temperature_c`, `throttled`).
+    pub metrics: std::collections::BTreeMap<String, Series>,
+    /// Throttle reasons seen at any sample, with how many samples showed each.
+    #[serde(default, skip_serializing_if = "std::collections::BTreeMap::is_empty")]
+    pub throttle_counts: std::collections::BTreeMap<String, u32>,
+    /// Processes seen during the window other than the probe itself (host PIDs).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub foreign_pids: Vec<u32>,
+}
+
+/// A sampled metric: raw samples and their summary.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct Series {
+    /// Raw samples in time order.
+    pub samples: Vec<f64>,
+    /// Their summary, when any sample was finite.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub summary: Option<crate::stats::Summary>,
+}
+
+impl Series {
+    /// A series from raw samples, summarised.
+    pub fn new(samples: Vec<f64>) -> Series {
+        let summary = crate::stats::summarize(&samples);
+        Series { samples, summary }
+    }
+}
+
+/// The GPU micro-benchmark on one device.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct GpuBenchmark {
+    /// Device index (CUDA ordinal).
+    pub index: u32,
+    /// Host-to-device copy bandwidth from pinned memory, GB/s (median of the timed copies).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub h2d_gbs: Option<f64>,
+    /// Matrix size of the timed FP16 GEMM (m = n = k).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub gemm_size: Option<u32>,
+    /// Step time of each timed GEMM, milliseconds.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub gemm_ms: Option<Series>,
+    /// Achieved TFLOPS at the median step time.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub achieved_tflops: Option<f64>,
+    /// Total device memory as CUDA reports it, bytes (compare with NVML's view).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cuda_total_bytes: Option<u64>,
+    /// Why a part of the benchmark did not run.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub notes: Vec<String>,
 }
 
 impl GpuFacts {
@@ -247,6 +506,21 @@ fn strip_position(message: &str) -> String {
 mod tests {
     use super::*;
 
+    #[test]
+    fn reads_version_1_profiles() {
+        let v1 = r#"{"format_version":1,"tool":{"name":"gpufare","version":"0.1.0"},"created_at":"2026-12-02T09:30:00Z",
+            "host":{"cpu_model":"x","logical_cores":2,"total_ram_bytes":1,"os":"o","kernel":"k"},"gpus":[{"index":0,"name":"NVIDIA A10"}]}"#;
+        let p = parse_profile(v1).unwrap();
+        assert_eq!(
+            (
+                p.format_version,
+                p.gpus[0].name.as_str(),
+                p.sampling.is_none()
+            ),
+            (1, "NVIDIA A10", true)
+        );
+    }
+
     fn sample() -> Profile {
         Profile {
             format_version: PROFILE_FORMAT_VERSION,
@@ -267,6 +541,11 @@ mod tests {
             driver: None,
             gpus: vec![],
             gpus_unavailable: Some("no NVIDIA driver".to_owned()),
+            own_pid: None,
+            sharing_markers: SharingMarkers::default(),
+            sampling: None,
+            benchmarks: vec![],
+            verdicts: vec![],
             warnings: vec![],
         }
     }
@@ -274,7 +553,7 @@ mod tests {
     #[test]
     fn round_trips_with_format_version_first() {
         let json = profile_to_json(&sample());
-        assert!(json.starts_with("{\n  \"format_version\": 1,"), "{json}");
+        assert!(json.starts_with("{\n  \"format_version\": 2,"), "{json}");
         assert_eq!(parse_profile(&json).unwrap(), sample());
         assert_eq!(sample().host.total_ram_gib().to_string(), "24.0");
     }
@@ -299,7 +578,7 @@ mod tests {
                 "{\"format_version\": 1, \"tool\": {\"name\": \"nvitop\", \"version\": \"1\"}}",
                 "foreign",
             ),
-            ("{\"format_version\": 2}", "newer_version"),
+            ("{\"format_version\": 3}", "newer_version"),
             (
                 "{\"format_version\": 1, \"tool\": {\"name\": \"gpufare\", \"version\": \"0.1.0\"}}",
                 "invalid",
@@ -311,7 +590,7 @@ mod tests {
         let newer = parse_profile("{\"format_version\": 7}").unwrap_err();
         assert_eq!(
             newer.to_string(),
-            "profile format version 7 is newer than this gpufare supports (up to 1); update gpufare"
+            "profile format version 7 is newer than this gpufare supports (up to 2); update gpufare"
         );
         let invalid = parse_profile(
             "{\"format_version\": 1, \"tool\": {\"name\": \"gpufare\", \"version\": \"0.1.0\"}}",

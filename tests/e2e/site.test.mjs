@@ -167,7 +167,7 @@ test('malformed, foreign and newer-version files get a clear message', async (t)
   const cases = [
     ['broken.json', '{"format_version": 1, "tool": ', /not valid JSON \(line 1, column \d+/],
     ['nvitop.json', '{"devices": []}', /not a gpufare profile: it has no format_version field/],
-    ['future.json', '{"format_version": 99, "tool": {"name": "gpufare", "version": "9.0.0"}}', /format version 99, newer than this site reads \(up to 1\)/],
+    ['future.json', '{"format_version": 99, "tool": {"name": "gpufare", "version": "9.0.0"}}', /format version 99, newer than this site reads \(up to 2\)/],
     ['partial.json', '{"format_version": 1, "tool": {"name": "gpufare", "version": "0.1.0"}}', /damaged .*missing field `created_at`/],
   ];
   for (const [name, body, expected] of cases) {
