@@ -38,7 +38,7 @@ fn probe_writes_a_profile_file_that_core_parses() {
 
     let text = fs::read_to_string(&path).unwrap();
     assert!(
-        text.starts_with("{\n  \"format_version\": 1,"),
+        text.starts_with("{\n  \"format_version\": 2,"),
         "format_version first: {text}"
     );
     let profile = parse_profile(&text).unwrap();
