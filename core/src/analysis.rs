@@ -153,6 +153,15 @@ fn vgpu_profile(name: &str) -> bool {
         && matches!(letter, "C" | "Q" | "A" | "B")
 }
 
+/// Whether an environment variable shows a sharing layer. The visible-devices variables are set
+/// in every GPU container; they only count when they name a MIG instance.
+pub fn is_sharing_marker(key: &str, value: &str) -> bool {
+    match key {
+        "CUDA_VISIBLE_DEVICES" | "NVIDIA_VISIBLE_DEVICES" => value.contains("MIG-"),
+        _ => true,
+    }
+}
+
 fn mib(bytes: u64) -> f64 {
     bytes as f64 / (1024.0 * 1024.0)
 }

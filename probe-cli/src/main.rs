@@ -4,11 +4,14 @@
 //! (`host`, `gpu`), and `output` writes the result atomically. All interpretation of the numbers
 //! happens in `gpufare-core`, so the site can redo it from the same profile.
 
+mod bench;
 mod cli;
 mod gpu;
 mod host;
+mod markers;
 mod output;
 mod probe;
+mod sampling;
 
 use std::io::{self, Write};
 use std::process::ExitCode;
@@ -36,6 +39,6 @@ fn main() -> ExitCode {
 
 fn run(cli: cli::Cli) -> anyhow::Result<()> {
     match cli.command {
-        cli::Command::Probe(args) => probe::run(&args),
+        cli::Command::Probe(args) => probe::run(&args.options()),
     }
 }
