@@ -179,6 +179,10 @@ pub struct Budget {
     pub price_dates: Vec<String>,
     /// Assumptions behind the numbers.
     pub assumptions: Vec<Assumption>,
+    /// The whole scenario (task, settings, catalog edits, filter), when the budget came from
+    /// the site: `gpufare plan --scenario` reprices it exactly.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub scenario: Option<crate::scenario::Scenario>,
 }
 
 fn id_of<T: Serialize>(value: &T) -> String {
@@ -279,6 +283,7 @@ pub fn budget(plan: &PlanResult, task: &TaskProfile, catalog: &Catalog) -> Budge
         },
         price_dates: plan.price_dates.clone(),
         assumptions: plan.assumptions.clone(),
+        scenario: None,
     }
 }
 

@@ -14,6 +14,7 @@ pub mod breakeven;
 pub mod catalog;
 pub mod cost;
 pub mod decision;
+pub mod evidence;
 pub mod export;
 pub mod gpu;
 pub mod input;
@@ -25,11 +26,12 @@ pub mod reason;
 pub mod risk;
 pub mod rng;
 pub mod scenario;
-pub mod skypilot;
 pub mod schema;
+pub mod skypilot;
 pub mod stats;
 pub mod task;
 pub mod tenancy;
+pub mod workload;
 
 pub use billing::{
     BillingError, FormOutcome, Granularity, PayAsYouGo, PayAsYouGoForm, RentQuote,

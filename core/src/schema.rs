@@ -6,15 +6,17 @@
 use schemars::schema_for;
 
 /// The documents that have a schema, by name.
-pub const SCHEMAS: [&str; 4] = ["task", "catalog", "profile", "plan"];
+pub const SCHEMAS: [&str; 6] = ["task", "catalog", "profile", "plan", "budget", "scenario"];
 
-/// The JSON Schema of a document (`task`, `catalog`, `profile`, `plan`), pretty-printed.
+/// The JSON Schema of a document (`task`, `catalog`, `profile`, `plan`, `budget`, `scenario`).
 pub fn schema_json(name: &str) -> Option<String> {
     let schema = match name {
         "task" => schema_for!(crate::task::TaskProfile),
         "catalog" => schema_for!(crate::catalog::Catalog),
         "profile" => schema_for!(crate::profile::Profile),
         "plan" => schema_for!(crate::plan::PlanResult),
+        "budget" => schema_for!(crate::export::Budget),
+        "scenario" => schema_for!(crate::scenario::Scenario),
         _ => return None,
     };
     serde_json::to_string_pretty(&schema).ok().map(|mut s| {

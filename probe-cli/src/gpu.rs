@@ -48,14 +48,14 @@ pub struct NvmlSource {
 
 /// The outcome of opening NVML: a session, or the reason there is none.
 pub enum Opened {
-    Ready(NvmlSource),
+    Ready(Box<NvmlSource>),
     Unavailable(String),
 }
 
 /// Opens NVML; a missing driver becomes a reason, not an error.
 pub fn open() -> Opened {
     match Nvml::init() {
-        Ok(nvml) => Opened::Ready(NvmlSource { nvml }),
+        Ok(nvml) => Opened::Ready(Box::new(NvmlSource { nvml })),
         Err(err) => Opened::Unavailable(describe_init_error(&err)),
     }
 }

@@ -6,10 +6,12 @@
 
 mod bench;
 mod cli;
+mod estimate;
 mod gpu;
 mod host;
 mod markers;
 mod output;
+mod plan_cmd;
 mod probe;
 mod sampling;
 
@@ -32,7 +34,12 @@ fn main() -> ExitCode {
                 return ExitCode::SUCCESS;
             }
             let _ = writeln!(io::stderr(), "gpufare: {err:#}");
-            ExitCode::FAILURE
+            // A bad input file or argument is a usage error, like clap's own.
+            if err.chain().any(|c| c.is::<plan_cmd::InputFileError>()) {
+                ExitCode::from(2)
+            } else {
+                ExitCode::FAILURE
+            }
         }
     }
 }
@@ -40,5 +47,29 @@ fn main() -> ExitCode {
 fn run(cli: cli::Cli) -> anyhow::Result<()> {
     match cli.command {
         cli::Command::Probe(args) => probe::run(&args.options()),
+        cli::Command::Estimate(args) => estimate::run(&args),
+        cli::Command::Plan(args) => plan_cmd::run_plan(&args.request()?),
+        cli::Command::Catalog(c) => plan_cmd::run_catalog(match c {
+            cli::CatalogCommand::List { files } => {
+                plan_cmd::CatalogAction::List { catalogs: files }
+            }
+            cli::CatalogCommand::Validate { files } => {
+                plan_cmd::CatalogAction::Validate { catalogs: files }
+            }
+            cli::CatalogCommand::Convert { input, to, output } => {
+                plan_cmd::CatalogAction::Convert { input, to, output }
+            }
+        }),
+        cli::Command::Schema { name } => plan_cmd::run_schema(&name),
+        cli::Command::Completions { shell } => {
+            use clap::CommandFactory;
+            clap_complete::generate(
+                shell,
+                &mut cli::Cli::command(),
+                "gpufare",
+                &mut io::stdout(),
+            );
+            Ok(())
+        }
     }
 }

@@ -94,7 +94,7 @@ pub fn collect(options: &ProbeOptions) -> Profile {
                                 interval: options.interval,
                                 progress: options.progress,
                             };
-                            window = Some(sampling::run(&source, w, own_pid));
+                            window = Some(sampling::run(&*source, w, own_pid));
                         }
                         if options.bench {
                             benchmarks = (0..gpus.len())

@@ -1,0 +1,145 @@
+//! Measured evidence into the model: a probe profile's figures replace the tenancy defaults of
+//! the offers it describes, and the plan says which numbers are measured.
+//!
+//! A profile with a GEMM benchmark gives a measured run-time multiplier: the median is the
+//! step time relative to what a healthy dedicated card of that model reaches
+//! ([`HEALTHY_GEMM_EFFICIENCY`] of its dense FP16 peak), and the tail keeps the measured
+//! P99/P50. It is applied to the catalog's offers of the same GPU model and the same kind of
+//! capacity (a profile whose slice verdict says "slice" describes shared offers; a whole card,
+//! dedicated ones), and the offers' visible VRAM becomes the measured one.
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+use crate::analysis::{Level, VerdictKind, analyse, spec_for};
+use crate::catalog::Catalog;
+use crate::profile::Profile;
+use crate::tenancy::{SlowdownOverride, SlowdownSource};
+
+/// Share of the dense FP16 peak a healthy dedicated card reaches on a large GEMM (a rule of
+/// thumb: 70-80 %, research/probe.md §3.6).
+pub const HEALTHY_GEMM_EFFICIENCY: f64 = 0.75;
+
+/// What one profile says about one GPU model.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct MeasuredFactors {
+    /// GPU short name the profile measured.
+    pub gpu: String,
+    /// Whether the profile's machine is a slice or has neighbours (shared capacity).
+    pub shared: bool,
+    /// Visible VRAM, GiB.
+    pub visible_vram_gib: Option<f64>,
+    /// The measured run-time multiplier, when a benchmark ran.
+    pub slowdown: Option<SlowdownOverride>,
+}
+
+/// The factors a profile measured, one per GPU model it saw.
+pub fn measured_factors(profile: &Profile) -> Vec<MeasuredFactors> {
+    let verdicts = if profile.verdicts.is_empty() {
+        analyse(profile)
+    } else {
+        profile.verdicts.clone()
+    };
+    profile
+        .gpus
+        .iter()
+        .filter_map(|g| {
+            let spec = spec_for(&g.name)?;
+            let shared = verdicts.iter().any(|v| {
+                v.gpu == Some(g.index)
+                    && matches!(v.kind, VerdictKind::Slice | VerdictKind::NoisyNeighbour)
+                    && v.level >= Level::Warn
+            });
+            let slowdown = profile
+                .benchmarks
+                .iter()
+                .find(|b| b.index == g.index)
+                .and_then(|b| {
+                    let achieved = b.achieved_tflops.filter(|t| *t > 0.0)?;
+                    let median =
+                        (spec.fp16_tflops * HEALTHY_GEMM_EFFICIENCY / achieved).clamp(0.5, 20.0);
+                    let tail = b
+                        .gemm_ms
+                        .as_ref()
+                        .and_then(|s| s.summary)
+                        .and_then(|s| s.tail_ratio())
+                        .unwrap_or(1.0);
+                    Some(SlowdownOverride {
+                        median,
+                        p99: (median * tail).clamp(median, 50.0),
+                        source: SlowdownSource::Measured,
+                    })
+                });
+            Some(MeasuredFactors {
+                gpu: spec.short.clone(),
+                shared,
+                visible_vram_gib: g.memory_total_bytes.map(|b| b as f64 / (1u64 << 30) as f64),
+                slowdown,
+            })
+        })
+        .collect()
+}
+
+/// Applies measured factors to the matching offers; returns how many offers each factor changed.
+pub fn apply(catalog: &mut Catalog, factors: &[MeasuredFactors]) -> Vec<usize> {
+    factors
+        .iter()
+        .map(|f| {
+            let mut changed = 0;
+            for o in catalog
+                .offers
+                .iter_mut()
+                .filter(|o| o.gpu == f.gpu && o.tenancy.is_shared() == f.shared)
+            {
+                if let Some(s) = f.slowdown {
+                    o.slowdown = Some(s);
+                }
+                if f.shared
+                    && let Some(v) = f.visible_vram_gib
+                {
+                    o.vram_gib = (v * 100.0).round() / 100.0;
+                }
+                changed += 1;
+            }
+            changed
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::profile::parse_profile;
+
+    #[test]
+    fn a_measured_benchmark_replaces_the_assumed_slowdown() {
+        let p = parse_profile(include_str!(
+            "../../tests/profiles/capped-a100-pcie-gen3.json"
+        ))
+        .unwrap();
+        let f = measured_factors(&p);
+        assert_eq!(f.len(), 1);
+        assert_eq!((f[0].gpu.as_str(), f[0].shared), ("A100-80GB", false));
+        let s = f[0].slowdown.unwrap();
+        // 312 x 0.75 / 238.2 = 0.982...; the recorded tail is P99/P50 = 4.64/4.62.
+        assert!((s.median - 312.0 * 0.75 / 238.2).abs() < 1e-9);
+        assert!(s.p99 >= s.median && s.source == SlowdownSource::Measured);
+        let mut catalog = crate::catalog::default_catalog().clone();
+        let changed = apply(&mut catalog, &f);
+        assert!(changed[0] > 0);
+        assert!(
+            catalog
+                .offers
+                .iter()
+                .filter(|o| o.gpu == "A100-80GB" && !o.tenancy.is_shared())
+                .all(|o| o.slowdown == Some(s))
+        );
+        assert!(
+            catalog
+                .offers
+                .iter()
+                .filter(|o| o.gpu != "A100-80GB")
+                .all(|o| o.slowdown.is_none())
+        );
+    }
+}

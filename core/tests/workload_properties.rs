@@ -1,0 +1,336 @@
+//! Monotonicity of the workload estimator, checked with proptest: more context, batch, resolution
+//! or LoRA rank never needs less memory; more ZeRO sharding (stage or GPU count) or more
+//! tensor-parallel GPUs never need more per GPU; a larger need never fits an offer better.
+#![cfg(not(target_arch = "wasm32"))]
+
+use gpufare_core::catalog::default_catalog;
+use gpufare_core::plan::VramFit;
+use gpufare_core::workload::diffusion::{
+    DiffusionModel, DiffusionTask, DiffusionWorkload, Generation, SdLoraTraining,
+};
+use gpufare_core::workload::llm::{
+    KvPrecision, LlmInference, LlmTask, LlmTraining, LlmWorkload, LoraTargets, Optimizer,
+    Precision, TrainingMethod, ZeroStage, llm_presets,
+};
+use gpufare_core::workload::{Workload, estimate, fit_catalog, vram_fit};
+use proptest::prelude::*;
+
+fn vram(w: &Workload) -> f64 {
+    let m = estimate(w).expect("valid workload");
+    let sum: f64 = m.breakdown.components().iter().map(|(_, v)| v).sum();
+    assert!(
+        (m.vram_gib - sum).abs() < 1e-9,
+        "the total is the sum of the breakdown"
+    );
+    assert!(
+        m.breakdown
+            .components()
+            .iter()
+            .all(|(_, v)| v.is_finite() && *v >= 0.0)
+    );
+    m.vram_gib
+}
+
+/// Not-less, with room for float rounding.
+fn not_less(larger: f64, smaller: f64) -> bool {
+    larger >= smaller * (1.0 - 1e-12)
+}
+
+fn preset() -> impl Strategy<Value = usize> {
+    0..llm_presets().len()
+}
+
+fn inference_precision() -> impl Strategy<Value = Precision> {
+    prop::sample::select(Precision::ALL.to_vec())
+}
+
+fn kv() -> impl Strategy<Value = KvPrecision> {
+    prop::sample::select(vec![KvPrecision::Fp16, KvPrecision::Fp8])
+}
+
+fn targets() -> impl Strategy<Value = LoraTargets> {
+    prop::sample::select(LoraTargets::ALL.to_vec())
+}
+
+fn zero() -> impl Strategy<Value = ZeroStage> {
+    prop::sample::select(ZeroStage::ALL.to_vec())
+}
+
+fn optimizer() -> impl Strategy<Value = Optimizer> {
+    prop::sample::select(vec![Optimizer::Adamw, Optimizer::Adamw8bit])
+}
+
+fn inference(
+    p: usize,
+    weights: Precision,
+    context: u32,
+    concurrency: u32,
+    kv: KvPrecision,
+    gpus: u32,
+) -> Workload {
+    Workload::Llm(LlmWorkload {
+        arch: llm_presets()[p].clone(),
+        weights,
+        gpus,
+        task: LlmTask::Inference(LlmInference {
+            context_tokens: context,
+            concurrency,
+            kv_cache: kv,
+            generated_tokens: 0.0,
+            mbu: None,
+        }),
+    })
+}
+
+#[derive(Debug, Clone, Copy)]
+struct Train {
+    preset: usize,
+    lora: Option<(u32, LoraTargets, Precision)>,
+    seq: u32,
+    batch: u32,
+    checkpointing: bool,
+    optimizer: Optimizer,
+    zero: ZeroStage,
+    gpus: u32,
+}
+
+fn train_strategy() -> impl Strategy<Value = Train> {
+    (
+        preset(),
+        prop::option::of((1u32..512, targets(), inference_precision())),
+        1u32..16_384,
+        1u32..64,
+        any::<bool>(),
+        optimizer(),
+        zero(),
+        1u32..256,
+    )
+        .prop_map(
+            |(preset, lora, seq, batch, checkpointing, optimizer, zero, gpus)| Train {
+                preset,
+                lora,
+                seq,
+                batch,
+                checkpointing,
+                optimizer,
+                zero,
+                gpus,
+            },
+        )
+}
+
+fn training(t: Train) -> Workload {
+    let (method, weights) = match t.lora {
+        Some((rank, targets, weights)) => (TrainingMethod::Lora { rank, targets }, weights),
+        None => (TrainingMethod::Full, Precision::Bf16),
+    };
+    Workload::Llm(LlmWorkload {
+        arch: llm_presets()[t.preset].clone(),
+        weights,
+        gpus: t.gpus,
+        task: LlmTask::Training(LlmTraining {
+            method,
+            sequence_tokens: t.seq,
+            micro_batch: t.batch,
+            checkpointing: t.checkpointing,
+            optimizer: t.optimizer,
+            zero: t.zero,
+            training_tokens: 0.0,
+            mfu: None,
+        }),
+    })
+}
+
+#[derive(Debug, Clone, Copy)]
+struct Image {
+    model: DiffusionModel,
+    weights: Precision,
+    side: u32,
+    batch: u32,
+    controlnets: u32,
+    slicing: bool,
+    tiling: bool,
+    offload: bool,
+}
+
+fn image_strategy() -> impl Strategy<Value = Image> {
+    (
+        prop::sample::select(DiffusionModel::ALL.to_vec()),
+        inference_precision(),
+        4u32..256,
+        1u32..16,
+        0u32..4,
+        any::<bool>(),
+        any::<bool>(),
+        any::<bool>(),
+    )
+        .prop_map(
+            |(model, weights, side16, batch, controlnets, slicing, tiling, offload)| Image {
+                model,
+                weights,
+                side: side16 * 16,
+                batch,
+                controlnets: if model == DiffusionModel::FluxDev {
+                    0
+                } else {
+                    controlnets
+                },
+                slicing,
+                tiling,
+                offload,
+            },
+        )
+}
+
+fn image(i: Image) -> Workload {
+    Workload::Diffusion(DiffusionWorkload {
+        model: i.model,
+        weights: i.weights,
+        width: i.side,
+        height: i.side,
+        batch: i.batch,
+        task: DiffusionTask::Generate(Generation {
+            controlnets: i.controlnets,
+            steps: 30,
+            images: 0.0,
+            vae_slicing: i.slicing,
+            vae_tiling: i.tiling,
+            cpu_offload: i.offload,
+        }),
+    })
+}
+
+fn sd_lora(i: Image, rank: u32, checkpointing: bool) -> Workload {
+    Workload::Diffusion(DiffusionWorkload {
+        task: DiffusionTask::LoraTraining(SdLoraTraining {
+            rank,
+            checkpointing,
+            optimizer: Optimizer::Adamw,
+            steps: 0.0,
+            mfu: None,
+        }),
+        ..match image(i) {
+            Workload::Diffusion(d) => d,
+            Workload::Llm(_) => unreachable!(),
+        }
+    })
+}
+
+fn rank(fit: VramFit) -> u8 {
+    match fit {
+        VramFit::Fits => 0,
+        VramFit::Tight => 1,
+        VramFit::Oom => 2,
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(256))]
+
+    #[test]
+    fn more_context_or_concurrency_never_needs_less(
+        p in preset(),
+        weights in inference_precision(),
+        kv in kv(),
+        context in 1u32..200_000,
+        extra_context in 0u32..200_000,
+        concurrency in 1u32..64,
+        extra_concurrency in 0u32..64,
+        gpus in 1u32..16,
+    ) {
+        let base = vram(&inference(p, weights, context, concurrency, kv, gpus));
+        let longer = vram(&inference(p, weights, context + extra_context, concurrency, kv, gpus));
+        let wider = vram(&inference(p, weights, context, concurrency + extra_concurrency, kv, gpus));
+        prop_assert!(not_less(longer, base), "context {context}+{extra_context}: {longer} < {base}");
+        prop_assert!(not_less(wider, base), "concurrency {concurrency}+{extra_concurrency}: {wider} < {base}");
+    }
+
+    #[test]
+    fn more_tensor_parallel_gpus_never_need_more_per_gpu(
+        p in preset(),
+        weights in inference_precision(),
+        context in 1u32..100_000,
+        concurrency in 1u32..32,
+        gpus in 1u32..16,
+        extra in 1u32..16,
+    ) {
+        let fewer = vram(&inference(p, weights, context, concurrency, KvPrecision::Fp16, gpus));
+        let more = vram(&inference(p, weights, context, concurrency, KvPrecision::Fp16, gpus + extra));
+        prop_assert!(not_less(fewer, more), "{gpus} -> {}: {more} > {fewer}", gpus + extra);
+    }
+
+    #[test]
+    fn longer_sequences_or_bigger_batches_never_need_less(t in train_strategy(), extra_seq in 0u32..8192, extra_batch in 0u32..32) {
+        let base = vram(&training(t));
+        let longer = vram(&training(Train { seq: t.seq + extra_seq, ..t }));
+        let bigger = vram(&training(Train { batch: t.batch + extra_batch, ..t }));
+        prop_assert!(not_less(longer, base));
+        prop_assert!(not_less(bigger, base));
+    }
+
+    #[test]
+    fn a_higher_lora_rank_never_needs_less(t in train_strategy(), rank in 1u32..512, extra in 0u32..512, targets in targets(), weights in inference_precision()) {
+        let low = vram(&training(Train { lora: Some((rank, targets, weights)), ..t }));
+        let high = vram(&training(Train { lora: Some((rank + extra, targets, weights)), ..t }));
+        prop_assert!(not_less(high, low), "rank {rank}+{extra}: {high} < {low}");
+    }
+
+    #[test]
+    fn more_zero_sharding_never_needs_more_per_gpu(t in train_strategy(), extra_gpus in 0u32..256) {
+        // A higher stage at the same GPU count.
+        for pair in ZeroStage::ALL.windows(2) {
+            let lower = vram(&training(Train { zero: pair[0], ..t }));
+            let higher = vram(&training(Train { zero: pair[1], ..t }));
+            prop_assert!(not_less(lower, higher), "{:?} -> {:?}: {higher} > {lower}", pair[0], pair[1]);
+        }
+        // More GPUs at the same stage.
+        let fewer = vram(&training(t));
+        let more = vram(&training(Train { gpus: t.gpus + extra_gpus, ..t }));
+        prop_assert!(not_less(fewer, more), "{} -> {} GPUs: {more} > {fewer}", t.gpus, t.gpus + extra_gpus);
+    }
+
+    #[test]
+    fn checkpointing_never_needs_more(t in train_strategy()) {
+        let on = vram(&training(Train { checkpointing: true, ..t }));
+        let off = vram(&training(Train { checkpointing: false, ..t }));
+        prop_assert!(not_less(off, on));
+    }
+
+    #[test]
+    fn bigger_images_batches_or_more_controlnets_never_need_less(i in image_strategy(), extra_side in 0u32..64, extra_batch in 0u32..8, extra_cn in 0u32..3) {
+        let base = vram(&image(i));
+        let bigger = vram(&image(Image { side: i.side + 16 * extra_side, ..i }));
+        let more = vram(&image(Image { batch: i.batch + extra_batch, ..i }));
+        prop_assert!(not_less(bigger, base));
+        prop_assert!(not_less(more, base));
+        if i.model != DiffusionModel::FluxDev {
+            let controlled = vram(&image(Image { controlnets: i.controlnets + extra_cn, ..i }));
+            prop_assert!(not_less(controlled, base));
+        }
+        // Memory savers never cost memory.
+        for saver in [Image { slicing: true, ..i }, Image { tiling: true, ..i }, Image { offload: true, ..i }] {
+            prop_assert!(not_less(base, vram(&image(saver))));
+        }
+    }
+
+    #[test]
+    fn sd_lora_rank_and_resolution_never_need_less(i in image_strategy(), rank in 1u32..256, extra in 0u32..256, ckpt in any::<bool>()) {
+        let base = vram(&sd_lora(i, rank, ckpt));
+        let higher = vram(&sd_lora(i, rank + extra, ckpt));
+        let bigger = vram(&sd_lora(Image { side: i.side + 64, ..i }, rank, ckpt));
+        prop_assert!(not_less(higher, base));
+        prop_assert!(not_less(bigger, base));
+    }
+
+    #[test]
+    fn a_larger_need_never_fits_an_offer_better(need in 0.0f64..200.0, extra in 0.0f64..50.0, gpus in 1u32..9) {
+        let small = fit_catalog(need, gpus, default_catalog());
+        let large = fit_catalog(need + extra, gpus, default_catalog());
+        for (a, b) in small.offers.iter().zip(&large.offers) {
+            prop_assert!(rank(b.fit) >= rank(a.fit), "{}", a.offer_id);
+            prop_assert_eq!(a.fit, vram_fit(need, a.vram_gib));
+        }
+        prop_assert!(large.fits <= small.fits);
+        prop_assert!(large.oom >= small.oom);
+    }
+}

@@ -1,0 +1,448 @@
+//! `gpufare plan`, `gpufare catalog` and `gpufare schema`: offline budgeting with the same core
+//! as the site. Bad task, catalog or profile files are usage errors (exit 2) that name the file,
+//! the line or field, and the problem; nothing is written then.
+
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+
+use anyhow::{Context, Result};
+use gpufare_core::Currency;
+use gpufare_core::catalog::{
+    CATALOG_FORMAT_VERSION, Catalog, catalog_to_csv, catalog_to_json, default_catalog,
+    parse_catalog_csv, parse_catalog_json,
+};
+use gpufare_core::evidence::{apply, measured_factors};
+use gpufare_core::export::{
+    Budget, budget, budget_csv, budget_json, budget_markdown, diff, diff_text, parse_budget,
+};
+use gpufare_core::money::group_thousands;
+use gpufare_core::plan::{PlanSettings, plan};
+use gpufare_core::profile::parse_profile;
+use gpufare_core::scenario::{Scenario, parse_scenario};
+use gpufare_core::skypilot::import_vms_csv;
+use gpufare_core::task::{TaskProfile, parse_task};
+use rust_decimal::Decimal;
+
+use crate::output;
+
+/// A problem with an input file: exit code 2, nothing written.
+#[derive(Debug)]
+pub struct InputFileError(pub String);
+
+impl std::fmt::Display for InputFileError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for InputFileError {}
+
+fn bad(path: &Path, problem: impl std::fmt::Display) -> anyhow::Error {
+    anyhow::Error::new(InputFileError(format!("{}: {problem}", path.display())))
+}
+
+fn read(path: &Path) -> Result<String> {
+    std::fs::read_to_string(path).map_err(|e| bad(path, format!("cannot read: {e}")))
+}
+
+/// Output formats of `gpufare plan`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum PlanFormat {
+    /// A summary table for people.
+    Table,
+    /// The budget as JSON (money as plain numbers).
+    Json,
+    /// The budget as CSV (raw numbers).
+    Csv,
+    /// The budget as Markdown.
+    Md,
+}
+
+/// What `gpufare plan` was asked.
+#[derive(Debug, Clone)]
+pub struct PlanRequest {
+    pub task: Option<PathBuf>,
+    pub scenario: Option<PathBuf>,
+    pub catalogs: Vec<PathBuf>,
+    pub profiles: Vec<PathBuf>,
+    pub currency: Option<Currency>,
+    pub rate: Option<Decimal>,
+    pub seed: Option<u64>,
+    pub trials: Option<u32>,
+    pub format: PlanFormat,
+    pub output: PathBuf,
+    pub diff: Option<PathBuf>,
+    pub top: usize,
+}
+
+impl crate::cli::PlanArgs {
+    /// The request these arguments make; a bad --rate is a usage error.
+    pub fn request(&self) -> Result<PlanRequest> {
+        let rate = match &self.rate {
+            Some(r) => Some(
+                gpufare_core::input::parse_decimal(r, Decimal::from(1000))
+                    .ok()
+                    .filter(|d| !d.is_zero())
+                    .ok_or_else(|| {
+                        anyhow::Error::new(InputFileError(format!(
+                            "--rate {r:?}: give a positive number of yuan per dollar, at most 1000"
+                        )))
+                    })?,
+            ),
+            None => None,
+        };
+        Ok(PlanRequest {
+            task: self.task.clone(),
+            scenario: self.scenario.clone(),
+            catalogs: self.catalog.clone(),
+            profiles: self.profile.clone(),
+            currency: self.currency.as_deref().and_then(Currency::from_code),
+            rate,
+            seed: self.seed,
+            trials: self.trials,
+            format: self.format,
+            output: self.output.clone(),
+            diff: self.diff.clone(),
+            top: self.top,
+        })
+    }
+}
+
+/// Reads one catalog file: our JSON, our CSV, or a SkyPilot `vms.csv` (recognised by header).
+pub fn read_catalog(path: &Path) -> Result<(Catalog, Option<String>)> {
+    let text = read(path)?;
+    let is_json = path
+        .extension()
+        .is_some_and(|e| e.eq_ignore_ascii_case("json"))
+        || text.trim_start().starts_with('{');
+    if is_json {
+        return parse_catalog_json(&text)
+            .map(|c| (c, None))
+            .map_err(|e| bad(path, e));
+    }
+    let header = text
+        .lines()
+        .find(|l| !l.starts_with('#') && !l.trim().is_empty())
+        .unwrap_or("");
+    if header.split(',').any(|h| h.trim() == "InstanceType") {
+        let provider = path
+            .file_stem()
+            .and_then(|s| s.to_str())
+            .unwrap_or("imported")
+            .split(['-', '_', '.'])
+            .next()
+            .unwrap_or("imported");
+        let (catalog, report) =
+            import_vms_csv(&text, provider, "imported").map_err(|e| bad(path, e))?;
+        let mut note = format!(
+            "{}: SkyPilot vms.csv, {} rows -> {} offers ({} zone rows merged, {} skipped)",
+            path.display(),
+            report.rows,
+            report.offers,
+            report.merged_zone_rows,
+            report.skipped.len()
+        );
+        for s in report.skipped.iter().chain(&report.spot_ignored) {
+            let _ = write!(note, "\n  line {} {}: {}", s.line, s.instance, s.reason);
+        }
+        return Ok((catalog, Some(note)));
+    }
+    parse_catalog_csv(&text)
+        .map(|c| (c, None))
+        .map_err(|e| bad(path, e))
+}
+
+fn load_catalogs(paths: &[PathBuf]) -> Result<Catalog> {
+    if paths.is_empty() {
+        return Ok(default_catalog().clone());
+    }
+    let mut all = Catalog {
+        format_version: CATALOG_FORMAT_VERSION,
+        offers: vec![],
+    };
+    for p in paths {
+        let (c, note) = read_catalog(p)?;
+        if let Some(n) = note {
+            eprintln!("gpufare: {n}");
+        }
+        for o in c.offers {
+            if all.offers.iter().any(|x| x.id == o.id) {
+                return Err(bad(
+                    p,
+                    format!("offer id {:?} appears in two catalogs", o.id),
+                ));
+            }
+            all.offers.push(o);
+        }
+    }
+    Ok(all)
+}
+
+/// Runs `gpufare plan`.
+pub fn run_plan(req: &PlanRequest) -> Result<()> {
+    let (task, mut settings, mut catalog): (TaskProfile, PlanSettings, Catalog) =
+        match (&req.scenario, &req.task) {
+            (Some(path), _) => {
+                let text = read(path)?;
+                // A scenario, or a budget exported by the site with its scenario inside.
+                let scenario: Scenario = match parse_budget(&text) {
+                    Ok(Budget {
+                        scenario: Some(s), ..
+                    }) => s,
+                    _ => parse_scenario(&text).map_err(|e| bad(path, e))?,
+                };
+                let base = load_catalogs(&req.catalogs)?;
+                let catalog = scenario.catalog(&base);
+                (scenario.task, scenario.settings, catalog)
+            }
+            (None, Some(path)) => {
+                let task = parse_task(&read(path)?).map_err(|e| bad(path, e))?;
+                (task, PlanSettings::default(), load_catalogs(&req.catalogs)?)
+            }
+            (None, None) => anyhow::bail!(InputFileError(
+                "give a task file (--task FILE) or a scenario (--scenario FILE)".to_owned()
+            )),
+        };
+    if let Some(c) = req.currency {
+        settings.currency = c;
+    }
+    if let Some(r) = req.rate {
+        settings.cny_per_usd = r;
+    }
+    if let Some(s) = req.seed {
+        settings.seed = s;
+    }
+    if let Some(t) = req.trials {
+        settings.trials = t;
+    }
+    for path in &req.profiles {
+        let profile = parse_profile(&read(path)?).map_err(|e| bad(path, e))?;
+        let factors = measured_factors(&profile);
+        let changed = apply(&mut catalog, &factors);
+        for (f, n) in factors.iter().zip(changed) {
+            eprintln!(
+                "gpufare: {}: measured {} ({}) applied to {n} offers{}",
+                path.display(),
+                f.gpu,
+                if f.shared { "shared" } else { "dedicated" },
+                f.slowdown
+                    .map(|s| format!(", slowdown median {:.3} P99 {:.3}", s.median, s.p99))
+                    .unwrap_or_default()
+            );
+        }
+    }
+    let result = plan(&task, &catalog, &settings)
+        .map_err(|e| anyhow::Error::new(InputFileError(e.to_string())))?;
+    let b = budget(&result, &task, &catalog);
+    if let Some(old_path) = &req.diff {
+        let old = parse_budget(&read(old_path)?).map_err(|e| bad(old_path, e))?;
+        let d = diff(&old, &b);
+        let text = match req.format {
+            PlanFormat::Json => format!("{}\n", serde_json::to_string_pretty(&d)?),
+            _ => diff_text(&d, b.currency),
+        };
+        return output::write_text(&req.output, &text);
+    }
+    let text = match req.format {
+        PlanFormat::Json => budget_json(&b),
+        PlanFormat::Csv => budget_csv(&b),
+        PlanFormat::Md => budget_markdown(&b, req.top),
+        PlanFormat::Table => table(&b, req.top),
+    };
+    output::write_text(&req.output, &text)
+}
+
+/// The summary table.
+fn table(b: &Budget, top: usize) -> String {
+    let c = b.currency.code();
+    let money = |x: f64| group_thousands(&format!("{x:.2}"));
+    let mut s = String::new();
+    let _ = writeln!(
+        s,
+        "recommendation: {} {}",
+        b.decision.choice,
+        b.decision.recommended_offer.as_deref().unwrap_or("-")
+    );
+    for r in &b.decision.reasons {
+        let _ = writeln!(s, "  - {}", r.text);
+    }
+    let rows: Vec<[String; 6]> = b
+        .options
+        .iter()
+        .filter(|r| r.feasible)
+        .take(top)
+        .map(|r| {
+            [
+                r.rank.to_string(),
+                r.offer_id.clone(),
+                format!("{}x{} {}", r.gpu_count, r.gpu, r.tenancy),
+                format!("{:.1} / {:.1} h", r.hours_expected, r.hours_p90),
+                format!("{} {c}", money(r.total_expected)),
+                format!("{} {c}", money(r.total_p90)),
+            ]
+        })
+        .collect();
+    let head = ["#", "offer", "GPU", "hours exp/P90", "total", "P90 total"];
+    let width: Vec<usize> = (0..6)
+        .map(|i| {
+            rows.iter()
+                .map(|r| r[i].chars().count())
+                .chain([head[i].len()])
+                .max()
+                .unwrap_or(0)
+        })
+        .collect();
+    let line = |cells: &[String]| {
+        cells
+            .iter()
+            .enumerate()
+            .map(|(i, x)| {
+                if i >= 3 {
+                    format!("{x:>w$}", w = width[i])
+                } else {
+                    format!("{x:<w$}", w = width[i])
+                }
+            })
+            .collect::<Vec<_>>()
+            .join("  ")
+    };
+    let _ = writeln!(s, "\n{}", line(&head.map(str::to_owned)));
+    for r in &rows {
+        let _ = writeln!(s, "{}", line(r));
+    }
+    let blocked = b.options.iter().filter(|r| !r.feasible).count();
+    if blocked > 0 {
+        let _ = writeln!(
+            s,
+            "({blocked} offers cannot run this task; --format json lists each reason)"
+        );
+    }
+    if !b.hybrid.is_empty() {
+        let _ = writeln!(s, "\nhybrid plan:");
+        for p in &b.hybrid {
+            let _ = writeln!(
+                s,
+                "  {:<13} {:<32} {:>8.1} h  {} {c}",
+                p.phase,
+                p.offer_id.as_deref().unwrap_or("-"),
+                p.hours,
+                money(p.cost)
+            );
+        }
+    }
+    let be = &b.break_even;
+    if let Some(h) = be.monthly_vs_pay_as_you_go_hours {
+        let _ = writeln!(s, "\nmonthly beats pay-as-you-go above {h:.0} h/month");
+    }
+    if let Some(m) = be.yearly_vs_monthly_months {
+        let _ = writeln!(s, "yearly beats monthly above {m:.1} months/year");
+    }
+    if let Some(w) = be.dedicated_vs_shared_work_hours {
+        let _ = writeln!(s, "dedicated beats shared from {w:.1} h of work");
+    }
+    let _ = writeln!(
+        s,
+        "\nprices as of {}; {} CNY per USD; seed {}, {} trials",
+        b.price_dates.join(", "),
+        b.cny_per_usd,
+        b.seed,
+        b.trials
+    );
+    s
+}
+
+/// `gpufare catalog list|validate|convert`.
+pub enum CatalogAction {
+    List {
+        catalogs: Vec<PathBuf>,
+    },
+    Validate {
+        catalogs: Vec<PathBuf>,
+    },
+    Convert {
+        input: PathBuf,
+        to: CatalogFormat,
+        output: PathBuf,
+    },
+}
+
+/// Our catalog file formats.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum CatalogFormat {
+    /// Our CSV.
+    Csv,
+    /// Our JSON.
+    Json,
+}
+
+/// Runs `gpufare catalog ...`.
+pub fn run_catalog(action: CatalogAction) -> Result<()> {
+    match action {
+        CatalogAction::List { catalogs } => {
+            let c = load_catalogs(&catalogs)?;
+            let mut s = String::new();
+            for o in &c.offers {
+                let _ = writeln!(
+                    s,
+                    "{:<36} {:<10} {:>2}x{:<10} {:<22} {:<14} {:>12} {} {}{}",
+                    o.id,
+                    o.provider,
+                    o.gpu_count,
+                    o.gpu,
+                    o.tenancy.id(),
+                    o.billing_mode.id(),
+                    o.price,
+                    o.currency,
+                    o.as_of,
+                    if o.estimate { " (estimate)" } else { "" }
+                );
+            }
+            let _ = writeln!(s, "{} offers", c.offers.len());
+            output::write_text(Path::new("-"), &s)
+        }
+        CatalogAction::Validate { catalogs } => {
+            if catalogs.is_empty() {
+                anyhow::bail!(InputFileError(
+                    "name at least one catalog file to validate".to_owned()
+                ));
+            }
+            for p in &catalogs {
+                let (c, note) = read_catalog(p)?;
+                println!(
+                    "{}: ok, {} offers{}",
+                    p.display(),
+                    c.offers.len(),
+                    note.map(|n| format!("\n{n}")).unwrap_or_default()
+                );
+            }
+            Ok(())
+        }
+        CatalogAction::Convert {
+            input,
+            to,
+            output: out,
+        } => {
+            let (c, note) = read_catalog(&input)?;
+            if let Some(n) = note {
+                eprintln!("gpufare: {n}");
+            }
+            let text = match to {
+                CatalogFormat::Csv => catalog_to_csv(&c),
+                CatalogFormat::Json => {
+                    let mut t = catalog_to_json(&c);
+                    t.push('\n');
+                    t
+                }
+            };
+            output::write_text(&out, &text)
+                .with_context(|| format!("cannot write {}", out.display()))
+        }
+    }
+}
+
+/// `gpufare schema NAME`.
+pub fn run_schema(name: &str) -> Result<()> {
+    let text = gpufare_core::schema::schema_json(name)
+        .ok_or_else(|| anyhow::Error::new(InputFileError(format!("unknown schema {name:?}"))))?;
+    output::write_text(Path::new("-"), &text)
+}
