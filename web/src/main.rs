@@ -5,6 +5,7 @@
 //! fragment as a share link. Nothing typed or uploaded leaves the browser.
 
 mod charts;
+mod export_view;
 mod fields;
 mod format;
 mod i18n;
@@ -90,7 +91,10 @@ fn App() -> impl IntoView {
                 <task_form::TaskForm lang=lang scenario=scenario />
                 <task_form::SettingsForm lang=lang scenario=scenario />
             </div>
-            <results::Results lang=lang scenario=scenario plan=plan />
+            <div class="results-column">
+                <export_view::ExportBar lang=lang scenario=scenario plan=plan />
+                <results::Results lang=lang scenario=scenario plan=plan />
+            </div>
             <offers::OffersTable lang=lang scenario=scenario />
             <details class="card wide" id="quick-rent">
                 <summary>{move || t(lang.get(), "quick_rent")}</summary>

@@ -262,6 +262,8 @@ const LABELS: &[(&str, &str, &str)] = &[
     ("sort_provider", "provider", "服务商"),
     ("sort_vram", "VRAM", "显存"),
     ("sort_date", "price date", "价格日期"),
+    ("export", "Export the budget", "导出预算"),
+    ("print", "Print", "打印"),
 ];
 
 /// The label for `key` in `lang` (the key itself if unknown, which a test forbids).

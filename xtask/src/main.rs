@@ -22,7 +22,7 @@ commands:
   dist  [--out DIR]            build the static site into DIR (default: dist/)
   serve [--port N] [--no-build] build the site and serve it on http://127.0.0.1:N/ (default 8080)
   test                         install test prerequisites and run every test
-  schemas                      regenerate the JSON Schemas in public/schema/ from the types";
+  schemas                      regenerate the JSON Schemas in public/schema/ and examples/ from core";
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -76,6 +76,15 @@ fn write_schemas(root: &Path) -> Result<()> {
         let text = gpufare_core::schema::schema_json(name).context("unknown schema")?;
         let path = dir.join(format!("{name}.schema.json"));
         std::fs::write(&path, text).with_context(|| format!("cannot write {}", path.display()))?;
+        eprintln!("==> wrote {}", path.display());
+    }
+    // One example task file per preset, so `gpufare plan --task examples/<preset>.json` works.
+    let examples = root.join("examples");
+    std::fs::create_dir_all(&examples)?;
+    for id in gpufare_core::presets::PRESET_IDS {
+        let task = gpufare_core::presets::preset(id).context("preset")?;
+        let path = examples.join(format!("{id}.json"));
+        std::fs::write(&path, format!("{}\n", serde_json::to_string_pretty(&task)?))?;
         eprintln!("==> wrote {}", path.display());
     }
     Ok(())
