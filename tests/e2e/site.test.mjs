@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os';
 import { join, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { chromium } from 'playwright-core';
+import { execFileSync } from 'node:child_process';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const BASE = process.env.GPUFARE_URL;
@@ -331,4 +332,83 @@ test('the page fits a phone screen and keeps a strict Content-Security-Policy', 
     els.filter((e) => !(e.labels?.length || e.getAttribute('aria-label'))).map((e) => e.id || e.outerHTML.slice(0, 60)));
   assert.deepEqual(labelled, [], 'every input has a label');
   await page.screenshot({ path: join(ARTIFACTS, 'phone.png'), fullPage: false });
+});
+
+/** The numbers a budget commits to, for comparing the site's export with the CLI's output. */
+function figures(budget) {
+  return {
+    choice: budget.decision.choice,
+    recommended: budget.decision.recommended_offer,
+    options: budget.options.map((o) => [o.rank, o.offer_id, o.feasible, o.hours_expected, o.hours_p90, o.rent, o.storage, o.egress, o.time_cost, o.risk_cost, o.total_expected, o.total_p90]),
+    hybrid: budget.hybrid ?? [],
+    break_even: budget.break_even,
+  };
+}
+
+test('the site and the CLI price the same scenarios to the cent (parity)', async (t) => {
+  const bin = process.env.GPUFARE_BIN;
+  assert.ok(bin, 'GPUFARE_BIN must name the gpufare binary built in this run');
+  const page = await openSite(t);
+  for (const preset of ['qlora_7b', 'inference_api', 'full_finetune_multi_gpu', 'code_check']) {
+    await page.selectOption('#preset', preset);
+    await page.waitForFunction((p) => JSON.parse(localStorage.getItem('gpufare.scenario')).preset === p, preset);
+    if (preset === 'code_check') {
+      // Edits and filters travel with the scenario too.
+      await page.selectOption('#out-currency', 'USD');
+      await page.selectOption('#filter-region', 'tier1');
+      await page.waitForFunction(() => JSON.parse(localStorage.getItem('gpufare.scenario')).filter.region_classes?.length === 1);
+    }
+    const [download] = await Promise.all([page.waitForEvent('download'), page.click('#export-json')]);
+    const path = join(ARTIFACTS, `site-budget-${preset}.json`);
+    await download.saveAs(path);
+    const site = JSON.parse(readFileSync(path, 'utf8'));
+    assert.equal(site.format_version, 1);
+    assert.equal(site.scenario.preset, preset);
+    const cli = JSON.parse(execFileSync(bin, ['plan', '--scenario', path, '--format', 'json'], { encoding: 'utf8' }));
+    assert.deepEqual(figures(cli), figures(site), `${preset}: the CLI and the site disagree`);
+    assert.ok(site.options.length > 0 && site.price_dates.length > 0 && site.assumptions.length > 0);
+  }
+});
+
+test('CSV and Markdown downloads carry the same numbers as the JSON one', async (t) => {
+  const page = await openSite(t);
+  const save = async (id, name) => {
+    const [d] = await Promise.all([page.waitForEvent('download'), page.click(id)]);
+    const path = join(ARTIFACTS, name);
+    await d.saveAs(path);
+    return readFileSync(path, 'utf8');
+  };
+  const json = JSON.parse(await save('#export-json', 'budget.json'));
+  const csv = await save('#export-csv', 'budget.csv');
+  const md = await save('#export-md', 'budget.md');
+  const lines = csv.split('\n');
+  assert.ok(lines.some((l) => l.startsWith('# price dates: ')), 'the CSV states its price dates');
+  assert.ok(lines.some((l) => l.startsWith('# assumption ')), 'the CSV states its assumptions');
+  const header = lines.find((l) => l.startsWith('rank,')).split(',');
+  const first = lines.find((l) => l.startsWith('1,')).split(',');
+  const total = Number(first[header.indexOf('total_expected')]);
+  assert.equal(total, json.options[0].total_expected);
+  assert.match(first[header.indexOf('total_expected')], /^\d+\.\d\d$/, 'raw numbers, no separators or currency');
+  assert.ok(md.includes('## Ranked options') && md.includes('Prices as of'));
+  assert.ok(md.includes(json.options[0].offer_id));
+});
+
+test('the site keeps working with the network gone (service worker)', async (t) => {
+  const context = await browser.newContext({ locale: 'en-US' });
+  t.after(() => context.close());
+  const page = await context.newPage();
+  watch(t, page);
+  await page.goto(BASE);
+  await page.locator('#recommended').waitFor();
+  await page.evaluate(() => navigator.serviceWorker.ready);
+  await page.reload();
+  await page.waitForFunction(() => navigator.serviceWorker.controller !== null);
+  await context.setOffline(true);
+  await page.reload();
+  await page.locator('#recommended').waitFor();
+  const before = await page.locator('#decision').textContent();
+  await page.fill('#work-hours', '40');
+  await page.waitForFunction((b) => document.querySelector('#decision').textContent !== b || document.querySelector('#work-hours').value === '40', before);
+  assert.equal(await page.inputValue('#work-hours'), '40');
+  assert.ok((await page.locator('#ranking tbody tr').count()) > 0, 'still computing offline');
 });

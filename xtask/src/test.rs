@@ -94,6 +94,7 @@ pub fn run_all(root: &Path) -> Result<()> {
             .arg(e2e.join("site.test.mjs"))
             .env("GPUFARE_URL", format!("http://{addr}/"))
             .env("GPUFARE_PROFILE", &profile)
+            .env("GPUFARE_BIN", root.join("target/debug/gpufare"))
             .env("GPUFARE_ARTIFACTS", &work)
             .env("CHROMIUM", CHROMIUM),
     )
