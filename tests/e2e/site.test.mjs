@@ -412,3 +412,19 @@ test('the site keeps working with the network gone (service worker)', async (t) 
   assert.equal(await page.inputValue('#work-hours'), '40');
   assert.ok((await page.locator('#ranking tbody tr').count()) > 0, 'still computing offline');
 });
+
+test('the workload estimator fills VRAM and work into the task', async (t) => {
+  const page = await openSite(t);
+  await page.locator('#estimator > summary').click();
+  await page.selectOption('#est-model', 'llama-2-7b');
+  await page.selectOption('#est-method', { label: 'full fine-tune (AdamW)' });
+  const full = Number((await page.locator('#est-vram strong').textContent()).replace(/[^0-9.]/g, ''));
+  await page.selectOption('#est-method', { label: 'QLoRA fine-tune (rank 16)' });
+  const qlora = Number((await page.locator('#est-vram strong').textContent()).replace(/[^0-9.]/g, ''));
+  assert.ok(qlora > 3 && qlora < 12, `7B QLoRA needs a few GiB, got ${qlora}`);
+  assert.ok(full > 4 * qlora, `a full fine-tune needs far more (${full} vs ${qlora})`);
+  assert.ok((await page.locator('#estimator ul.breakdown li').count()) >= 3, 'a breakdown, not just a total');
+  await page.click('#est-apply');
+  await page.waitForFunction((v) => Math.abs(Number(document.querySelector('#vram').value) - v) < 0.1, qlora);
+  assert.notEqual(await page.inputValue('#work-hours'), '6', 'the work size came from the estimate');
+});

@@ -5,6 +5,7 @@
 //! fragment as a share link. Nothing typed or uploaded leaves the browser.
 
 mod charts;
+mod estimator_view;
 mod export_view;
 mod fields;
 mod format;

@@ -105,6 +105,7 @@ pub fn TaskForm(lang: ReadSignal<Lang>, scenario: RwSignal<Scenario>) -> impl In
         <section aria-labelledby="task-heading" class="card">
             <h2 id="task-heading">{move || t(lang.get(), "task")}</h2>
             <PresetPicker lang=lang scenario=scenario />
+            <crate::estimator_view::Estimator lang=lang scenario=scenario />
             <div class="field">
                 <label for="kind">{move || t(lang.get(), "kind")}</label>
                 <select

@@ -264,6 +264,30 @@ const LABELS: &[(&str, &str, &str)] = &[
     ("sort_date", "price date", "价格日期"),
     ("export", "Export the budget", "导出预算"),
     ("print", "Print", "打印"),
+    (
+        "estimator",
+        "Estimate VRAM and work from a model",
+        "根据模型估算显存和工作量",
+    ),
+    ("est_model", "Model", "模型"),
+    ("est_method", "Method", "方式"),
+    (
+        "est_tokens",
+        "Context / sequence length (tokens)",
+        "上下文 / 序列长度（token）",
+    ),
+    (
+        "est_batch",
+        "Concurrent requests / micro-batch",
+        "并发请求数 / 微批大小",
+    ),
+    ("est_train_tokens", "Tokens to train on", "训练 token 数"),
+    ("est_vram", "of VRAM per GPU", "每卡显存"),
+    (
+        "est_apply",
+        "Use these figures in the task",
+        "将这些数值用于任务",
+    ),
 ];
 
 /// The label for `key` in `lang` (the key itself if unknown, which a test forbids).

@@ -22,6 +22,7 @@
 pub mod diffusion;
 pub mod fit;
 pub mod llm;
+pub mod quick;
 pub mod throughput;
 
 use schemars::JsonSchema;

@@ -1,0 +1,109 @@
+//! The quick workload estimator on the task form: pick a model and a method, read the VRAM
+//! breakdown and the work, and copy them into the task. All figures come from
+//! `gpufare_core::workload`.
+
+use gpufare_core::scenario::Scenario;
+use gpufare_core::workload::llm::llm_presets;
+use gpufare_core::workload::quick::{QuickLlm, QuickMethod};
+use gpufare_core::workload::{estimate, task_fields};
+use leptos::prelude::*;
+use rust_decimal::Decimal;
+
+use crate::fields::NumField;
+use crate::i18n::Lang;
+use crate::words::t;
+
+fn method_name(lang: Lang, m: QuickMethod) -> &'static str {
+    match (lang, m) {
+        (Lang::En, QuickMethod::InferenceBf16) => "serve, 16-bit weights",
+        (Lang::En, QuickMethod::InferenceInt4) => "serve, 4-bit weights",
+        (Lang::En, QuickMethod::Qlora) => "QLoRA fine-tune (rank 16)",
+        (Lang::En, QuickMethod::Lora) => "LoRA fine-tune (rank 16)",
+        (Lang::En, QuickMethod::Full) => "full fine-tune (AdamW)",
+        (Lang::Zh, QuickMethod::InferenceBf16) => "推理，16 位权重",
+        (Lang::Zh, QuickMethod::InferenceInt4) => "推理，4 位权重",
+        (Lang::Zh, QuickMethod::Qlora) => "QLoRA 微调（秩 16）",
+        (Lang::Zh, QuickMethod::Lora) => "LoRA 微调（秩 16）",
+        (Lang::Zh, QuickMethod::Full) => "全参数微调（AdamW）",
+    }
+}
+
+/// The estimator panel.
+#[component]
+pub fn Estimator(lang: ReadSignal<Lang>, scenario: RwSignal<Scenario>) -> impl IntoView {
+    let input = RwSignal::new(QuickLlm {
+        model: "llama-3-8b".to_owned(),
+        method: QuickMethod::Qlora,
+        tokens: 2048,
+        batch: 1,
+        training_tokens: 20_000_000.0,
+    });
+    let result = Memo::new(move |_| {
+        let reference = scenario.with(|s| s.task.reference_gpu.clone());
+        input.with(|q| {
+            let w = q.workload().map_err(|e| e.to_string())?;
+            let m = estimate(&w).map_err(|e| e.to_string())?;
+            let f = task_fields(&w, &reference).map_err(|e| e.to_string())?;
+            Ok::<_, String>((m, f))
+        })
+    });
+    let whole = |v: Option<Decimal>| {
+        v.and_then(|d| u32::try_from(d.trunc()).ok())
+            .unwrap_or(1)
+            .max(1)
+    };
+    view! {
+        <details class="estimator" id="estimator">
+            <summary>{move || t(lang.get(), "estimator")}</summary>
+            <div class="grid2">
+                <div class="field">
+                    <label for="est-model">{move || t(lang.get(), "est_model")}</label>
+                    <select id="est-model" on:change=move |ev| { let v = event_target_value(&ev); input.update(|q| q.model = v) }>
+                        {llm_presets().iter().map(|a| {
+                            let name = a.name.clone();
+                            let selected = name == "llama-3-8b";
+                            view! { <option value=name.clone() selected=selected>{name.clone()}</option> }
+                        }).collect_view()}
+                    </select>
+                </div>
+                <div class="field">
+                    <label for="est-method">{move || t(lang.get(), "est_method")}</label>
+                    <select id="est-method" on:change=move |ev| {
+                        let i: usize = event_target_value(&ev).parse().unwrap_or(0);
+                        if let Some(m) = QuickMethod::ALL.get(i) { input.update(|q| q.method = *m) }
+                    }>
+                        {QuickMethod::ALL.iter().enumerate().map(|(i, m)| {
+                            let m = *m;
+                            view! { <option value=i.to_string() selected=m == QuickMethod::Qlora>{move || method_name(lang.get(), m)}</option> }
+                        }).collect_view()}
+                    </select>
+                </div>
+                <NumField id="est-tokens" label=Signal::derive(move || t(lang.get(), "est_tokens").to_owned())
+                    value=Signal::derive(move || Some(Decimal::from(input.with(|q| q.tokens))))
+                    on_value=move |v| input.update(|q| q.tokens = whole(v)) max=Decimal::from(1_048_576) lang=lang />
+                <NumField id="est-batch" label=Signal::derive(move || t(lang.get(), "est_batch").to_owned())
+                    value=Signal::derive(move || Some(Decimal::from(input.with(|q| q.batch))))
+                    on_value=move |v| input.update(|q| q.batch = whole(v)) max=Decimal::from(4096) lang=lang />
+                <NumField id="est-train-tokens" label=Signal::derive(move || t(lang.get(), "est_train_tokens").to_owned())
+                    value=Signal::derive(move || Some(crate::task_form::d(input.with(|q| q.training_tokens))))
+                    on_value=move |v| input.update(|q| q.training_tokens = crate::task_form::f(v.unwrap_or_default())) max=Decimal::from(1_000_000_000_000i64) lang=lang />
+            </div>
+            {move || match result.get() {
+                Err(e) => view! { <p class="field-error" id="est-error">{e}</p> }.into_any(),
+                Ok((m, f)) => {
+                    let parts = m.breakdown.components().into_iter().filter(|(_, v)| *v > 0.0).map(|(k, v)| view! {
+                        <li>{format!("{k}: {v:.2} GiB")}</li>
+                    }).collect_view();
+                    view! {
+                        <p id="est-vram"><strong>{format!("{:.1} GiB", m.vram_gib)}</strong>{move || format!(" {}", t(lang.get(), "est_vram"))}</p>
+                        <ul class="breakdown">{parts}</ul>
+                        <p id="est-work">{format!("{}: {:.2} h ({})", t(lang.get_untracked(), "work_hours"), f.work_hours, f.reference_gpu)}</p>
+                        <button type="button" id="est-apply" on:click=move |_| scenario.update(|s| { f.apply_to(&mut s.task); s.preset = None; })>
+                            {move || t(lang.get(), "est_apply")}
+                        </button>
+                    }.into_any()
+                }
+            }}
+        </details>
+    }
+}
