@@ -119,6 +119,9 @@ pub struct Scenario {
     /// Which offers are considered.
     #[serde(default)]
     pub filter: OfferFilter,
+    /// Figures measured by probe profiles, replacing assumptions of the matching offers.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub measured: Vec<crate::evidence::MeasuredFactors>,
 }
 
 /// Why a scenario (or share link) could not be read.
@@ -150,6 +153,7 @@ impl Scenario {
             settings: PlanSettings::default(),
             edits: CatalogEdits::default(),
             filter: OfferFilter::default(),
+            measured: Vec::new(),
         }
     }
 
@@ -157,6 +161,7 @@ impl Scenario {
     pub fn catalog(&self, base: &Catalog) -> Catalog {
         let mut catalog = self.edits.apply(base);
         catalog.offers.retain(|o| self.filter.matches(o));
+        crate::evidence::apply(&mut catalog, &self.measured);
         catalog
     }
 

@@ -428,3 +428,32 @@ test('the workload estimator fills VRAM and work into the task', async (t) => {
   await page.waitForFunction((v) => Math.abs(Number(document.querySelector('#vram').value) - v) < 0.1, qlora);
   assert.notEqual(await page.inputValue('#work-hours'), '6', 'the work size came from the estimate');
 });
+
+test('profiles from the probe and recorded fixtures compare side by side and feed the plan', async (t) => {
+  const page = await openSite(t);
+  const fixtures = ['hami-4090-neighbours.json', 'capped-a100-pcie-gen3.json', 'dedicated-h100.json'].map((f) => join(here, '../profiles', f));
+  await page.setInputFiles('#profile-file', [PROFILE, ...fixtures]);
+  await page.locator('#profile-compare tbody tr').nth(3).waitFor();
+  const finding = (file, kind) => page.locator(`#profile-compare tr[data-file="${file}"] li[data-kind="${kind}"]`).getAttribute('data-finding');
+  assert.equal(await finding('hami-4090-neighbours.json', 'slice'), 'memory_capped');
+  assert.equal(await finding('hami-4090-neighbours.json', 'noisy_neighbour'), 'foreign_processes');
+  assert.equal(await finding('dedicated-h100.json', 'slice'), 'whole_card');
+  assert.equal(await finding('capped-a100-pcie-gen3.json', 'power_capped'), 'limit_below_default');
+  await page.locator('#spread-chart').waitFor();
+
+  // The same file again is recognised.
+  await page.setInputFiles('#profile-file', fixtures[2]);
+  await page.locator('#profile-error').filter({ hasText: 'already loaded' }).waitFor();
+  assert.equal(await page.locator('#profile-compare tbody tr').count(), 4);
+
+  // Measured figures replace the assumptions for the A100 offers.
+  await page.selectOption('#preset', 'qlora_7b');
+  await page.selectOption('#filter-shared', 'dedicated');
+  await page.fill('#filter-text', 'A100-80GB');
+  await page.waitForFunction(() => document.querySelectorAll('#ranking tbody tr').length > 0);
+  assert.match(await page.locator('#ranking tbody tr').first().textContent(), /assumed/);
+  await page.locator('#profile-compare tr[data-file="capped-a100-pcie-gen3.json"] input.use-measured').check();
+  await page.waitForFunction(() => document.querySelector('#ranking tbody tr').textContent.includes('measured'));
+  assert.match(await page.locator('#ranking tbody tr').first().textContent(), /×0\.98 · P99 ×0\.99 \(measured\)/);
+  await page.screenshot({ path: join(ARTIFACTS, 'compare.png'), fullPage: true });
+});

@@ -101,7 +101,7 @@ fn App() -> impl IntoView {
                 <summary>{move || t(lang.get(), "quick_rent")}</summary>
                 <rent_view::RentCalculator lang=lang />
             </details>
-            <profile_view::ProfileViewer lang=lang />
+            <profile_view::ProfileViewer lang=lang scenario=scenario />
         </main>
         <footer>
             <p>{move || texts().privacy}</p>

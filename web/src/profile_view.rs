@@ -1,16 +1,22 @@
-//! Loading a probe profile from a file and showing its host and GPU summary.
-//!
-//! The file is read in the browser with the File API and parsed by `gpufare-core`; it is never
-//! uploaded anywhere.
+//! Probe profiles in the browser: open one or many (file picker or drag and drop), see the
+//! latest one's host and GPU summary, compare all side by side — verdicts with their evidence,
+//! the GEMM step-time spread as box plots — and let measured figures replace the plan's
+//! assumptions. Files are read with the File API and parsed by `gpufare-core`; nothing is
+//! uploaded.
 
+use gpufare_core::analysis::{Level, Verdict, analyse};
+use gpufare_core::evidence::measured_factors;
 use gpufare_core::money::group_thousands;
 use gpufare_core::profile::{Profile, ProfileError, parse_profile};
+use gpufare_core::rng::fnv1a;
+use gpufare_core::scenario::Scenario;
 use leptos::prelude::*;
 use leptos::task::spawn_local;
 use wasm_bindgen::JsCast;
 use wasm_bindgen_futures::JsFuture;
 
 use crate::i18n::{self, Lang};
+use crate::words::t;
 
 /// Profiles are a few kilobytes; refuse anything absurd before reading it into memory.
 const MAX_PROFILE_BYTES: f64 = 16.0 * 1024.0 * 1024.0;
@@ -19,20 +25,74 @@ const MAX_PROFILE_BYTES: f64 = 16.0 * 1024.0 * 1024.0;
 enum LoadError {
     TooLarge,
     Unreadable,
+    Duplicate,
     Profile(ProfileError),
 }
 
+/// A profile that loaded, with its recomputed verdicts.
 #[derive(Clone)]
-struct Loaded {
+struct Machine {
+    key: u64,
     file_name: String,
-    outcome: Result<Profile, LoadError>,
+    profile: Profile,
+    verdicts: Vec<Verdict>,
 }
 
-/// The profile card: a file input, then either the summary or the reason the file was refused.
+async fn read_files(
+    files: Vec<web_sys::File>,
+    machines: RwSignal<Vec<Machine>>,
+    errors: RwSignal<Vec<(String, LoadError)>>,
+) {
+    let mut new_errors = Vec::new();
+    for file in files {
+        let name = file.name();
+        if file.size() > MAX_PROFILE_BYTES {
+            new_errors.push((name, LoadError::TooLarge));
+            continue;
+        }
+        let Some(text) = JsFuture::from(file.text())
+            .await
+            .ok()
+            .and_then(|v| v.as_string())
+        else {
+            new_errors.push((name, LoadError::Unreadable));
+            continue;
+        };
+        match parse_profile(&text) {
+            Err(e) => new_errors.push((name, LoadError::Profile(e))),
+            Ok(profile) => {
+                let key = fnv1a(&text);
+                if machines.with_untracked(|m| m.iter().any(|x| x.key == key)) {
+                    new_errors.push((name, LoadError::Duplicate));
+                    continue;
+                }
+                // Verdicts are recomputed here from the raw facts, whatever the file says.
+                let verdicts = analyse(&profile);
+                machines.update(|m| {
+                    m.push(Machine {
+                        key,
+                        file_name: name,
+                        profile,
+                        verdicts,
+                    })
+                });
+            }
+        }
+    }
+    errors.set(new_errors);
+}
+
+fn files_of(list: Option<web_sys::FileList>) -> Vec<web_sys::File> {
+    list.map(|l| (0..l.length()).filter_map(|i| l.get(i)).collect())
+        .unwrap_or_default()
+}
+
+/// The profile card.
 #[component]
-pub fn ProfileViewer(lang: ReadSignal<Lang>) -> impl IntoView {
-    let loaded = RwSignal::new(None::<Loaded>);
-    let t = move || lang.get().texts();
+pub fn ProfileViewer(lang: ReadSignal<Lang>, scenario: RwSignal<Scenario>) -> impl IntoView {
+    let machines = RwSignal::new(Vec::<Machine>::new());
+    let errors = RwSignal::new(Vec::<(String, LoadError)>::new());
+    let t_ = move || lang.get().texts();
 
     let on_change = move |ev: leptos::ev::Event| {
         let Some(input) = ev
@@ -41,68 +101,201 @@ pub fn ProfileViewer(lang: ReadSignal<Lang>) -> impl IntoView {
         else {
             return;
         };
-        let Some(file) = input.files().and_then(|files| files.get(0)) else {
-            return;
-        };
-        let file_name = file.name();
-        if file.size() > MAX_PROFILE_BYTES {
-            loaded.set(Some(Loaded {
-                file_name,
-                outcome: Err(LoadError::TooLarge),
-            }));
-            return;
-        }
-        spawn_local(async move {
-            let outcome = match JsFuture::from(file.text())
-                .await
-                .ok()
-                .and_then(|v| v.as_string())
-            {
-                Some(text) => parse_profile(&text).map_err(LoadError::Profile),
-                None => Err(LoadError::Unreadable),
-            };
-            loaded.set(Some(Loaded { file_name, outcome }));
-        });
+        let files = files_of(input.files());
+        // Clear the picker so choosing the same file again is noticed (and reported as a duplicate).
+        input.set_value("");
+        spawn_local(read_files(files, machines, errors));
+    };
+    let on_drop = move |ev: leptos::ev::DragEvent| {
+        ev.prevent_default();
+        let files = files_of(ev.data_transfer().and_then(|d| d.files()));
+        spawn_local(read_files(files, machines, errors));
     };
 
     view! {
-        <section aria-labelledby="profile-heading">
-            <h2 id="profile-heading">{move || t().profile_heading}</h2>
-            <div class="field">
-                <label for="profile-file">{move || t().profile_label}</label>
+        <section aria-labelledby="profile-heading" class="card wide">
+            <h2 id="profile-heading">{move || t_().profile_heading}</h2>
+            <div class="field dropzone" on:dragover=move |ev: leptos::ev::DragEvent| ev.prevent_default() on:drop=on_drop>
+                <label for="profile-file">{move || t_().profile_label}</label>
                 <input
                     id="profile-file"
                     type="file"
+                    multiple
                     accept=".json,application/json"
-                    aria-describedby="profile-hint profile-error"
+                    aria-describedby="profile-hint"
                     on:change=on_change
                 />
-                <span class="hint" id="profile-hint">{move || t().profile_hint}</span>
+                <span class="hint" id="profile-hint">{move || t_().profile_hint}</span>
             </div>
             {move || {
                 let lang = lang.get();
-                let t = lang.texts();
-                loaded
+                errors
                     .get()
-                    .map(|l| match l.outcome {
-                        Ok(profile) => summary(lang, &l.file_name, &profile).into_any(),
-                        Err(err) => {
-                            let message = match &err {
-                                LoadError::TooLarge => t.file_too_large.to_owned(),
-                                LoadError::Unreadable => t.file_unreadable.to_owned(),
-                                LoadError::Profile(e) => i18n::profile_error(lang, e),
-                            };
-                            view! {
-                                <p class="field-error" id="profile-error" role="alert">
-                                    {format!("{}: {}", l.file_name, message)}
-                                </p>
-                            }
-                                .into_any()
-                        }
+                    .into_iter()
+                    .map(|(name, err)| {
+                        let message = match &err {
+                            LoadError::TooLarge => lang.texts().file_too_large.to_owned(),
+                            LoadError::Unreadable => lang.texts().file_unreadable.to_owned(),
+                            LoadError::Duplicate => t(lang, "duplicate_profile").to_owned(),
+                            LoadError::Profile(e) => i18n::profile_error(lang, e),
+                        };
+                        view! { <p class="field-error" id="profile-error" role="alert">{format!("{name}: {message}")}</p> }
                     })
+                    .collect_view()
             }}
+            {move || machines.with(|m| m.last().cloned()).map(|m| summary(lang.get(), &m.file_name, &m.profile))}
+            {move || (!machines.with(Vec::is_empty)).then(|| view! { <Compare lang=lang machines=machines scenario=scenario /> })}
         </section>
     }
+}
+
+fn level_class(level: Level) -> &'static str {
+    match level {
+        Level::Ok => "lvl-ok",
+        Level::Info => "lvl-info",
+        Level::Warn => "lvl-warn",
+        Level::Alert => "lvl-alert",
+    }
+}
+
+fn id_of<T: serde::Serialize>(v: &T) -> String {
+    serde_json::to_string(v)
+        .map(|s| s.trim_matches('"').to_owned())
+        .unwrap_or_default()
+}
+
+/// Machines side by side: verdicts with evidence, the step-time spread, and the switch that
+/// feeds each machine's measured figures into the plan.
+#[component]
+fn Compare(
+    lang: ReadSignal<Lang>,
+    machines: RwSignal<Vec<Machine>>,
+    scenario: RwSignal<Scenario>,
+) -> impl IntoView {
+    view! {
+        <h3>{move || t(lang.get(), "compare")}</h3>
+        <div class="table-wrap">
+            <table id="profile-compare">
+                <thead>
+                    <tr>
+                        <th scope="col">{move || t(lang.get(), "machine")}</th>
+                        <th scope="col">{move || t(lang.get(), "gpu")}</th>
+                        <th scope="col">{move || t(lang.get(), "verdicts")}</th>
+                        <th scope="col">{move || t(lang.get(), "use_measured")}</th>
+                    </tr>
+                </thead>
+                <tbody>
+                    {move || machines.get().into_iter().map(|m| {
+                        let factors = measured_factors(&m.profile);
+                        let has_factors = factors.iter().any(|f| f.slowdown.is_some());
+                        let checked = {
+                            let f = factors.clone();
+                            move || scenario.with(|s| !f.is_empty() && f.iter().all(|x| s.measured.contains(x)))
+                        };
+                        let toggle = {
+                            let f = factors.clone();
+                            move |ev: leptos::ev::Event| {
+                                let on = event_target_checked(&ev);
+                                let f = f.clone();
+                                scenario.update(move |s| {
+                                    s.measured.retain(|x| !f.contains(x));
+                                    if on {
+                                        s.measured.extend(f);
+                                    }
+                                });
+                            }
+                        };
+                        let gpus = if m.profile.gpus.is_empty() {
+                            m.profile.gpus_unavailable.clone().unwrap_or_default()
+                        } else {
+                            m.profile.gpus.iter().map(|g| g.name.clone()).collect::<Vec<_>>().join(", ")
+                        };
+                        let verdicts = m.verdicts.iter().map(|v| {
+                            let evidence = v.evidence.iter().map(|e| format!("{}={}", e.key, e.value)).collect::<Vec<_>>().join(", ");
+                            view! {
+                                <li class=level_class(v.level) data-kind=id_of(&v.kind) data-finding=v.finding.clone()>
+                                    <strong>{format!("{}: {}", id_of(&v.kind), v.finding)}</strong>
+                                    <span class="muted">{format!(" ({}) {evidence}", id_of(&v.level))}</span>
+                                </li>
+                            }
+                        }).collect_view();
+                        let file = m.file_name.clone();
+                        let file_label = file.clone();
+                        let key = m.key;
+                        view! {
+                            <tr data-file=file.clone()>
+                                <th scope="row">
+                                    {file.clone()}<br />
+                                    <span class="muted">{format!("{} · {} cores", m.profile.host.cpu_model, m.profile.host.logical_cores)}</span><br />
+                                    <button type="button" class="link" aria-label=move || format!("{} {file_label}", t(lang.get(), "remove")) on:click=move |_| machines.update(|v| v.retain(|x| x.key != key))>"×"</button>
+                                </th>
+                                <td>{gpus}</td>
+                                <td><ul class="verdicts">{verdicts}</ul></td>
+                                <td>
+                                    {if has_factors {
+                                        view! { <input type="checkbox" class="use-measured" aria-label=move || t(lang.get(), "use_measured") prop:checked=checked on:change=toggle /> }.into_any()
+                                    } else {
+                                        view! { <span class="muted">{move || t(lang.get(), "no_benchmark")}</span> }.into_any()
+                                    }}
+                                </td>
+                            </tr>
+                        }
+                    }).collect_view()}
+                </tbody>
+            </table>
+        </div>
+        {move || spread_chart(lang.get(), &machines.get())}
+    }
+}
+
+/// Box plots of the GEMM step time per machine: whiskers min..max, box P50..P95, a tick at P99.
+fn spread_chart(lang: Lang, machines: &[Machine]) -> Option<impl IntoView + use<>> {
+    let rows: Vec<(String, gpufare_core::stats::Summary)> = machines
+        .iter()
+        .flat_map(|m| {
+            m.profile.benchmarks.iter().filter_map(move |b| {
+                b.gemm_ms
+                    .as_ref()
+                    .and_then(|s| s.summary)
+                    .map(|s| (format!("{} #{}", m.file_name, b.index), s))
+            })
+        })
+        .collect();
+    if rows.is_empty() {
+        return None;
+    }
+    let (w, left, row_h) = (640.0, 200.0, 30.0);
+    let max = rows
+        .iter()
+        .map(|(_, s)| s.max)
+        .fold(0.0, f64::max)
+        .max(1e-9);
+    let x = |v: f64| left + v / max * (w - left - 120.0);
+    let height = rows.len() as f64 * row_h + 20.0;
+    let items = rows
+        .iter()
+        .enumerate()
+        .map(|(i, (name, s))| {
+            let y = 14.0 + i as f64 * row_h;
+            view! {
+                <g>
+                    <text x=format!("{:.1}", left - 6.0) y=format!("{y:.1}") dy="4" text-anchor="end" class="chart-label">{name.clone()}</text>
+                    <line x1=format!("{:.1}", x(s.min)) x2=format!("{:.1}", x(s.max)) y1=format!("{y:.1}") y2=format!("{y:.1}") class="chart-axis" />
+                    <rect x=format!("{:.1}", x(s.p50)) y=format!("{:.1}", y - 7.0) width=format!("{:.1}", (x(s.p95) - x(s.p50)).max(2.0)) height="14" fill="#3f7cac" />
+                    <line x1=format!("{:.1}", x(s.p99)) x2=format!("{:.1}", x(s.p99)) y1=format!("{:.1}", y - 9.0) y2=format!("{:.1}", y + 9.0) stroke="#b3261e" stroke-width="2" />
+                    <text x=format!("{:.1}", w - 114.0) y=format!("{y:.1}") dy="4" class="chart-value">
+                        {format!("P50 {:.2} / P99 {:.2} ms (×{:.2})", s.p50, s.p99, s.tail_ratio().unwrap_or(1.0))}
+                    </text>
+                </g>
+            }
+        })
+        .collect_view();
+    Some(view! {
+        <h3>{t(lang, "step_spread")}</h3>
+        <svg class="chart" id="spread-chart" viewBox=format!("0 0 {w} {height:.0}") role="img" aria-label=t(lang, "step_spread")>
+            {items}
+        </svg>
+    })
 }
 
 fn summary(lang: Lang, file_name: &str, profile: &Profile) -> impl IntoView + use<> {

@@ -288,6 +288,29 @@ const LABELS: &[(&str, &str, &str)] = &[
         "Use these figures in the task",
         "将这些数值用于任务",
     ),
+    ("compare", "Machines side by side", "机器对比"),
+    ("machine", "Machine", "机器"),
+    ("verdicts", "Verdicts and evidence", "结论与证据"),
+    (
+        "use_measured",
+        "Use its measured figures in the plan",
+        "在方案中使用实测数据",
+    ),
+    (
+        "no_benchmark",
+        "no benchmark in this profile",
+        "该画像没有基准测试",
+    ),
+    (
+        "duplicate_profile",
+        "this profile is already loaded",
+        "该画像已加载",
+    ),
+    (
+        "step_spread",
+        "GEMM step time spread (box P50–P95, red tick P99)",
+        "GEMM 单步耗时分布（方框 P50–P95，红线 P99）",
+    ),
 ];
 
 /// The label for `key` in `lang` (the key itself if unknown, which a test forbids).
