@@ -457,3 +457,24 @@ test('profiles from the probe and recorded fixtures compare side by side and fee
   assert.match(await page.locator('#ranking tbody tr').first().textContent(), /×0\.98 · P99 ×0\.99 \(measured\)/);
   await page.screenshot({ path: join(ARTIFACTS, 'compare.png'), fullPage: true });
 });
+
+test('a SkyPilot vms.csv imports into the offers with a report, and the catalog downloads', async (t) => {
+  const page = await openSite(t);
+  await page.setInputFiles('#catalog-file', join(here, '../fixtures/skypilot/aws-vms.csv'));
+  await page.locator('#import-report li').first().waitFor();
+  const report = await page.locator('#import-report').textContent();
+  assert.match(report, /aws-vms\.csv: 4 offers imported/);
+  assert.match(report, /m5\.large: no accelerator/);
+  assert.match(report, /trn1\.2xlarge: GPU "Trainium" is not in the spec table/);
+  assert.match(report, /no real discount/);
+  await page.fill('#filter-text', 'g5-xlarge');
+  await page.locator('#offers-table tr[data-offer="aws-g5-xlarge-us-east-1-spot"]').waitFor();
+  assert.equal(await page.locator('#offers-table tbody tr').count(), 2, 'the on-demand and the spot row');
+  const [d] = await Promise.all([page.waitForEvent('download'), page.click('#catalog-export-csv')]);
+  const path = join(ARTIFACTS, 'catalog.csv');
+  await d.saveAs(path);
+  const csv = readFileSync(path, 'utf8').trim().split('\n');
+  assert.ok(csv[0].startsWith('id,provider,region,'));
+  assert.equal(csv.length, 3, 'the filtered catalog: a header and two offers');
+  assert.ok(csv.some((l) => l.startsWith('aws-g5-xlarge-us-east-1-spot,aws,')), 'the provider is named after the file');
+});

@@ -13,7 +13,7 @@ use crate::i18n::Lang;
 use crate::words::t;
 
 /// Saves `text` as a file named `name` through a temporary object URL.
-fn download(name: &str, mime: &str, text: &str) {
+pub fn download(name: &str, mime: &str, text: &str) {
     let Some(document) = web_sys::window().and_then(|w| w.document()) else {
         return;
     };

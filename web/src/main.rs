@@ -4,6 +4,7 @@
 //! the CLI runs. The scenario lives in one signal, saved to localStorage and mirrored into the URL
 //! fragment as a share link. Nothing typed or uploaded leaves the browser.
 
+mod catalog_io;
 mod charts;
 mod estimator_view;
 mod export_view;

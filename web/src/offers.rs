@@ -94,6 +94,7 @@ pub fn OffersTable(lang: ReadSignal<Lang>, scenario: RwSignal<Scenario>) -> impl
             </div>
             <Discounts lang=lang scenario=scenario />
             <AddOffer lang=lang scenario=scenario />
+            <crate::catalog_io::CatalogIo lang=lang scenario=scenario />
         </section>
     }
 }

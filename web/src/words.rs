@@ -311,6 +311,27 @@ const LABELS: &[(&str, &str, &str)] = &[
         "GEMM step time spread (box P50–P95, red tick P99)",
         "GEMM 单步耗时分布（方框 P50–P95，红线 P99）",
     ),
+    (
+        "import_catalog",
+        "Import a catalog: our CSV or JSON, or a SkyPilot vms.csv",
+        "导入价格表：本工具的 CSV 或 JSON，或 SkyPilot vms.csv",
+    ),
+    ("imported_offers", "offers imported", "个方案已导入"),
+    (
+        "id_taken",
+        "an offer with this id already exists; skipped",
+        "已有同 id 的方案，已跳过",
+    ),
+    (
+        "export_catalog_csv",
+        "Download the catalog (CSV)",
+        "下载价格表（CSV）",
+    ),
+    (
+        "export_catalog_json",
+        "Download the catalog (JSON)",
+        "下载价格表（JSON）",
+    ),
 ];
 
 /// The label for `key` in `lang` (the key itself if unknown, which a test forbids).
