@@ -40,6 +40,9 @@ pub enum VerdictKind {
     Jitter,
     /// Achieved throughput far below the card's nominal.
     LowThroughput,
+    /// What holds the job back: the GPU itself, or its input (CPU quota, disk, network); see
+    /// `crate::bottleneck`.
+    Bottleneck,
 }
 
 /// How serious a verdict is.
@@ -173,9 +176,10 @@ pub fn analyse(profile: &Profile) -> Vec<Verdict> {
             .gpus_unavailable
             .clone()
             .unwrap_or_else(|| "no GPU listed".to_owned());
-        return vec![
-            Verdict::new(VerdictKind::NoGpu, Level::Info, None, "no_gpu").with("reason", why),
-        ];
+        let mut out =
+            vec![Verdict::new(VerdictKind::NoGpu, Level::Info, None, "no_gpu").with("reason", why)];
+        out.extend(crate::bottleneck::bottleneck(profile));
+        return out;
     }
     let mut out = Vec::new();
     for gpu in &profile.gpus {
@@ -191,6 +195,7 @@ pub fn analyse(profile: &Profile) -> Vec<Verdict> {
         out.extend(memory_errors(gpu));
         out.extend(benchmark(profile, gpu));
     }
+    out.extend(crate::bottleneck::bottleneck(profile));
     out
 }
 

@@ -10,6 +10,7 @@
 
 pub mod analysis;
 pub mod billing;
+pub mod bottleneck;
 pub mod breakeven;
 pub mod catalog;
 pub mod cost;

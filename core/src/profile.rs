@@ -9,7 +9,10 @@
 //! Version history: 1 — host facts and a GPU list (name, UUID, memory); 2 — full NVML facts per
 //! GPU (MIG, virtualisation, PCIe, clocks, power, throttling, ECC, processes), environment
 //! markers of GPU-sharing layers, a sampling window with raw samples and their summaries, the
-//! optional micro-benchmark, and the verdicts computed by `analysis`.
+//! optional micro-benchmark, and the verdicts computed by `analysis`; still 2, as optional sections
+//! older readers ignore — `host_limits` (cgroup CPU quota and memory limit, cpuset, load average,
+//! container and VM detection), `disk` (O_DIRECT sequential and random figures), `network`
+//! (iperf3, HTTP download, TCP connect RTT) and `runs` (the user's benchmark under `gpufare run`).
 
 use rust_decimal::Decimal;
 use schemars::JsonSchema;
@@ -54,6 +57,19 @@ pub struct Profile {
     /// The GPU micro-benchmark, when it ran.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub benchmarks: Vec<GpuBenchmark>,
+    /// Limits of the container or VM: cgroup CPU quota and memory limit, cpuset, load, and what
+    /// kind of machine this is.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub host_limits: Option<HostLimits>,
+    /// The disk benchmark (`gpufare probe --disk-dir`), when it ran.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub disk: Option<DiskReport>,
+    /// Network measurements (`--iperf3`, `--http`, `--rtt`), when any ran.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub network: Option<NetworkReport>,
+    /// The user's own benchmark run by `gpufare run`, when it ran.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub runs: Option<RunReport>,
     /// Verdicts computed from the facts above by `gpufare_core::analysis` when the profile was
     /// written; readers may recompute them.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
@@ -373,6 +389,323 @@ pub struct GpuBenchmark {
     pub notes: Vec<String>,
 }
 
+/// Limits the container or VM puts on this process, and what kind of machine it is. A container
+/// that shows 96 host cores may be allowed 24: `effective_cores` is what a job can really use.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize, JsonSchema)]
+pub struct HostLimits {
+    /// The cgroup version the limits were read from (1 or 2); absent when no cgroup was found.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cgroup_version: Option<u32>,
+    /// CPU quota in cores (quota / period, the tightest along the cgroup path); absent when
+    /// unlimited or unknown.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cpu_quota_cores: Option<f64>,
+    /// CPUs this process may run on (its affinity mask, which a cpuset narrows).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cpuset_cores: Option<u32>,
+    /// The cores a job can use: the smallest of the logical cores, the cpuset and the quota.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub effective_cores: Option<f64>,
+    /// Memory limit of the cgroup, bytes (the tightest along the path); absent when unlimited.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub memory_limit_bytes: Option<u64>,
+    /// Memory the kernel reports available for new work (`MemAvailable`), bytes.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub memory_available_bytes: Option<u64>,
+    /// Load averages over 1, 5 and 15 minutes (host-wide, even inside a container).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub load_average: Option<LoadAverage>,
+    /// The container runtime detected: `docker`, `podman`, `kubernetes`, `lxc`, `containerd`
+    /// or `container` (some container, kind unknown); absent when none was seen.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub container: Option<String>,
+    /// The facts behind `container`, e.g. `/.dockerenv exists`.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub container_evidence: Vec<String>,
+    /// The hypervisor or cloud detected, e.g. `kvm`, `amazon`, `vmware`; absent on bare metal or
+    /// when nothing said so.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub virtualization: Option<String>,
+    /// The facts behind `virtualization`, e.g. `cpuinfo flag hypervisor`.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub virtualization_evidence: Vec<String>,
+    /// Where each limit was read, e.g. `/sys/fs/cgroup/cpu.max = 200000 100000`.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub sources: Vec<String>,
+}
+
+/// Load averages (runnable and uninterruptible tasks).
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct LoadAverage {
+    /// Over 1 minute.
+    pub one: f64,
+    /// Over 5 minutes.
+    pub five: f64,
+    /// Over 15 minutes.
+    pub fifteen: f64,
+}
+
+/// The disk benchmark on one directory: what the filesystem is, and how fast it reads and writes
+/// with the page cache out of the way (O_DIRECT).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct DiskReport {
+    /// The directory tested.
+    pub dir: String,
+    /// Filesystem type of the mount holding it, e.g. `ext4`, `xfs`, `tmpfs`, `overlay`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub filesystem: Option<String>,
+    /// The mount point holding the directory.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mount_point: Option<String>,
+    /// The mounted device or source, e.g. `/dev/nvme0n1p1`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mount_source: Option<String>,
+    /// Free space for an unprivileged writer before the test, bytes.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub free_bytes: Option<u64>,
+    /// Size of the filesystem, bytes.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub total_bytes: Option<u64>,
+    /// Size of the test file, bytes (filled with random data before anything is timed).
+    pub file_size_bytes: u64,
+    /// Whether the I/O bypassed the page cache (O_DIRECT). When false, `notes` says why and the
+    /// figures may include memory speed.
+    pub direct_io: bool,
+    /// How requests were queued: `linux-aio` (real queue depth) or `threads` (one blocking request
+    /// per thread).
+    pub engine: String,
+    /// Sequential write, 1 MiB blocks; the closing fsync is inside the timed part.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub seq_write: Option<DiskTest>,
+    /// Sequential read, 1 MiB blocks.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub seq_read: Option<DiskTest>,
+    /// Random read, 4 KiB blocks.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rand_read: Option<DiskTest>,
+    /// Fallbacks taken and caveats, e.g. O_DIRECT refused on tmpfs.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub notes: Vec<String>,
+}
+
+/// One timed disk pattern (after its ramp-up, like fio's `ramp_time`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct DiskTest {
+    /// Bytes per request.
+    pub block_bytes: u64,
+    /// Requests kept in flight.
+    pub queue_depth: u32,
+    /// Seconds measured (the ramp-up excluded; the closing fsync of a write included).
+    pub seconds: f64,
+    /// Bytes completed in the measured time.
+    pub bytes: u64,
+    /// Throughput, MB/s (10^6 bytes per second; fio's `MB/s`, not `MiB/s`).
+    pub mb_per_s: f64,
+    /// Requests completed per second.
+    pub iops: f64,
+    /// Completion latency of each request, milliseconds (fio's `clat`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub latency_ms: Option<crate::stats::Summary>,
+    /// Throughput of each measured second, MB/s: the spread over time.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub window_mb_per_s: Option<Series>,
+}
+
+/// Network measurements against endpoints the user named (or opted into).
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize, JsonSchema)]
+pub struct NetworkReport {
+    /// iperf3 tests, one per server and direction.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub iperf3: Vec<Iperf3Result>,
+    /// HTTP download throughput, one per URL.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub http: Vec<HttpResult>,
+    /// TCP connect round-trip times, one per endpoint.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub rtt: Vec<RttResult>,
+}
+
+impl NetworkReport {
+    /// Whether nothing was measured.
+    pub fn is_empty(&self) -> bool {
+        self.iperf3.is_empty() && self.http.is_empty() && self.rtt.is_empty()
+    }
+}
+
+/// Which way data flowed in an iperf3 test.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum Direction {
+    /// This machine sends to the server.
+    Upload,
+    /// The server sends to this machine (`iperf3 -R`).
+    Download,
+}
+
+/// One iperf3 test against a stock `iperf3 -s`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct Iperf3Result {
+    /// The server, `host:port`.
+    pub server: String,
+    /// Which way data flowed.
+    pub direction: Direction,
+    /// Parallel TCP streams.
+    pub streams: u32,
+    /// Seconds of data transfer asked for.
+    pub seconds: f64,
+    /// Bytes counted by the receiving side over all streams.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub bytes: Option<u64>,
+    /// Throughput counted by the receiver, Mbit/s (10^6 bits per second).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mbit_per_s: Option<f64>,
+    /// Throughput of each stream, Mbit/s.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub stream_mbit_per_s: Vec<f64>,
+    /// TCP retransmits reported by the sender; absent when the sender could not tell.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub retransmits: Option<u64>,
+    /// Why the test failed, e.g. `server busy (ACCESS_DENIED)`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+}
+
+/// HTTP download throughput from one URL over several connections.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct HttpResult {
+    /// The URL.
+    pub url: String,
+    /// Parallel connections, each downloading the URL.
+    pub connections: u32,
+    /// Body bytes received over all connections, warm-up included.
+    pub bytes: u64,
+    /// Seconds of the measured part (after the warm-up).
+    pub seconds: f64,
+    /// Seconds dropped at the start as warm-up (DNS, connect, TCP slow start).
+    pub warmup_s: f64,
+    /// Throughput after the warm-up, Mbit/s (10^6 bits per second).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mbit_per_s: Option<f64>,
+    /// Throughput in each 250 ms window after the warm-up, Mbit/s.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub window_mbit_per_s: Option<Series>,
+    /// Time to connect, per connection, milliseconds.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub connect_ms: Option<crate::stats::Summary>,
+    /// Time from sending the request to the first byte of the response, per connection,
+    /// milliseconds.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ttfb_ms: Option<crate::stats::Summary>,
+    /// Caveats, e.g. a transfer too short to drop a warm-up.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub notes: Vec<String>,
+    /// Why the download failed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+}
+
+/// TCP connect round-trip time to one endpoint (the SYN/SYN-ACK exchange; no ICMP).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct RttResult {
+    /// The endpoint, `host:port`.
+    pub target: String,
+    /// The region label of a built-in endpoint (`--rtt-regions`), e.g. `aws us-east-1`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub region: Option<String>,
+    /// The address connected to.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub address: Option<String>,
+    /// Name resolution time, milliseconds.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub dns_ms: Option<f64>,
+    /// Connection attempts.
+    pub tries: u32,
+    /// Connect time of each successful attempt, milliseconds.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub samples_ms: Vec<f64>,
+    /// The fastest connect, milliseconds.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub min_ms: Option<f64>,
+    /// The median connect, milliseconds.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub median_ms: Option<f64>,
+    /// Why attempts failed (the last error), e.g. `connection refused`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+}
+
+/// The user's own benchmark, run several times by `gpufare run` with the GPU and host sampled.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct RunReport {
+    /// The command and its arguments.
+    pub command: Vec<String>,
+    /// Runs asked for.
+    pub repeat: u32,
+    /// Milliseconds between samples.
+    pub interval_ms: u64,
+    /// The regular expression step times were parsed with.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub step_regex: Option<String>,
+    /// Each run in order.
+    pub runs: Vec<RunRecord>,
+    /// Wall time of each run, seconds, with P50/P99.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub wall_s: Option<Series>,
+    /// Every step time of every run, milliseconds, with P50/P99.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub step_ms: Option<Series>,
+    /// Step-time tail ratio P99/P50 (the run-to-run jitter the article compares); from step times
+    /// when parsed, else from wall times.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub p99_over_p50: Option<f64>,
+    /// GPU utilisation during the runs, percent, one sample per interval (the mean over GPUs).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub gpu_utilization_pct: Option<Series>,
+    /// The highest GPU memory in use on any one GPU during the runs, MiB (NVML `memory.used`:
+    /// every process on the card counts).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub vram_peak_mib: Option<f64>,
+    /// CPU cores busy during the runs (cgroup usage when readable, else the host's), per sample.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cpu_busy_cores: Option<Series>,
+    /// Share of CPU time waiting for I/O (host-wide `iowait`), percent, per sample.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cpu_iowait_pct: Option<Series>,
+    /// Block-device read rate during the runs (all disks), MB/s, per sample.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub disk_read_mb_per_s: Option<Series>,
+    /// Network receive rate during the runs (all interfaces but loopback), Mbit/s, per sample.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub net_rx_mbit_per_s: Option<Series>,
+    /// Why parts were not sampled, e.g. no GPU.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub notes: Vec<String>,
+}
+
+/// One run of the user's command.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct RunRecord {
+    /// 1-based run number.
+    pub index: u32,
+    /// Wall time from start to exit, seconds.
+    pub wall_s: f64,
+    /// Exit status; absent when a signal ended the command.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub exit_code: Option<i32>,
+    /// The signal that ended the command, if one did.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub signal: Option<i32>,
+    /// Step times parsed from this run's output, milliseconds.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub step_ms: Option<Series>,
+    /// The highest GPU memory in use on any one GPU during this run, MiB.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub vram_peak_mib: Option<f64>,
+    /// GPU utilisation during this run, percent.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub gpu_utilization_pct: Option<crate::stats::Summary>,
+}
+
 impl GpuFacts {
     /// Visible memory in GiB with one decimal, when known.
     pub fn memory_total_gib(&self) -> Option<Decimal> {
@@ -545,6 +878,10 @@ mod tests {
             sharing_markers: SharingMarkers::default(),
             sampling: None,
             benchmarks: vec![],
+            host_limits: None,
+            disk: None,
+            network: None,
+            runs: None,
             verdicts: vec![],
             warnings: vec![],
         }

@@ -18,9 +18,13 @@ pub struct Cli {
 pub enum Command {
     /// Read host and GPU facts and write a JSON profile for the gpufare site.
     #[command(
-        after_help = "Examples:\n  gpufare probe -o profile.json\n  gpufare probe --duration 20 --bench -o profile.json\n  gpufare probe --redact --quiet -o - | less"
+        after_help = "Examples:\n  gpufare probe -o profile.json\n  gpufare probe --duration 20 --bench -o profile.json\n  gpufare probe --redact --quiet -o - | less\n  gpufare probe --disk-dir /workspace --disk-size 4G -o profile.json\n  gpufare probe --iperf3 10.0.0.2 --http http://mirror.internal/model.bin --rtt-regions -o profile.json"
     )]
     Probe(ProbeArgs),
+    /// Run your own benchmark N times while sampling the GPU and host; record wall times, step
+    /// times, VRAM peak and utilisation, and say what the bottleneck is.
+    #[command(after_help = RUN_EXAMPLES)]
+    Run(RunArgs),
     /// Estimate the VRAM and run time of an LLM or Stable Diffusion workload, and which catalog
     /// offers it fits.
     #[command(after_help = ESTIMATE_EXAMPLES)]
@@ -189,6 +193,9 @@ pub struct ProbeArgs {
     /// No progress bar on standard error.
     #[arg(long)]
     pub quiet: bool,
+
+    #[command(flatten)]
+    pub measure: MeasureArgs,
 }
 
 fn parse_duration_s(text: &str) -> Result<f64, String> {
@@ -523,4 +530,183 @@ fn parse_gpu(text: &str) -> Result<String, String> {
         let known: Vec<&str> = gpu_specs().iter().map(|g| g.short.as_str()).collect();
         format!("unknown GPU; known: all, {}", known.join(", "))
     })
+}
+
+// ---- disk, network and `gpufare run` (issue 7) ----
+
+/// Disk and network measurements of `gpufare probe`: each runs only when its flag is given.
+#[derive(Debug, Args)]
+pub struct MeasureArgs {
+    /// Benchmark the disk holding DIR (test the volume your data lives on, e.g. /workspace):
+    /// sequential write and read (1 MiB, queue depth 32) and 4 KiB random read (depth 64) with
+    /// O_DIRECT. A temporary file is created there and always removed, Ctrl-C included.
+    #[arg(long, value_name = "DIR", help_heading = "Disk")]
+    pub disk_dir: Option<PathBuf>,
+
+    /// Size of the disk test file, e.g. 512M, 1G, 4G (binary units; at least 1M).
+    #[arg(long, value_name = "SIZE", default_value = "1G", value_parser = parse_size, help_heading = "Disk")]
+    pub disk_size: u64,
+
+    /// Seconds each disk pattern is measured, after a 1 s ramp-up.
+    #[arg(long, value_name = "SECONDS", default_value_t = 5.0, value_parser = parse_disk_seconds, help_heading = "Disk")]
+    pub disk_seconds: f64,
+
+    /// Measure throughput to an iperf3 server (a stock `iperf3 -s`), upload and download
+    /// (reverse); repeatable. The port defaults to 5201.
+    #[arg(long, value_name = "HOST[:PORT]", value_parser = parse_iperf3_server, help_heading = "Network")]
+    pub iperf3: Vec<String>,
+
+    /// Parallel TCP streams per iperf3 test.
+    #[arg(long, value_name = "N", default_value_t = 4, value_parser = clap::value_parser!(u32).range(1..=128), help_heading = "Network")]
+    pub iperf3_streams: u32,
+
+    /// Seconds per iperf3 test and direction.
+    #[arg(long, value_name = "S", default_value_t = 5, value_parser = clap::value_parser!(u32).range(1..=300), help_heading = "Network")]
+    pub iperf3_seconds: u32,
+
+    /// Measure HTTP download throughput from URL (e.g. a model or dataset mirror); repeatable.
+    /// http:// only: https needs a TLS library this build does not have.
+    #[arg(long, value_name = "URL", value_parser = parse_http_url, help_heading = "Network")]
+    pub http: Vec<String>,
+
+    /// Parallel connections per --http URL, each downloading it.
+    #[arg(long, value_name = "N", default_value_t = 4, value_parser = clap::value_parser!(u32).range(1..=64), help_heading = "Network")]
+    pub http_connections: u32,
+
+    /// Longest time spent downloading one --http URL, seconds.
+    #[arg(long, value_name = "S", default_value_t = 10, value_parser = clap::value_parser!(u32).range(1..=600), help_heading = "Network")]
+    pub http_seconds: u32,
+
+    /// Time TCP connects to HOST:PORT (min and median of --rtt-tries); repeatable.
+    #[arg(long, value_name = "HOST:PORT", value_parser = parse_rtt_target, help_heading = "Network")]
+    pub rtt: Vec<String>,
+
+    /// Also time connects to the built-in list of cloud region endpoints (AWS and Alibaba Cloud
+    /// regional API hosts); never contacted without this flag.
+    #[arg(long, help_heading = "Network")]
+    pub rtt_regions: bool,
+
+    /// Connects per --rtt endpoint.
+    #[arg(long, value_name = "N", default_value_t = 5, value_parser = clap::value_parser!(u32).range(1..=100), help_heading = "Network")]
+    pub rtt_tries: u32,
+}
+
+const RUN_EXAMPLES: &str = "\
+Examples:
+  gpufare run -o run.json -- python train.py --epochs 1
+  gpufare run --repeat 5 --step-regex 'step time: ([0-9.]+) ms' -o shared.json -- ./bench.sh
+  gpufare run --repeat 3 --step-regex '^step [0-9]+' -o dedicated.json -- python train.py
+  gpufare run --profile probe.json -o run.json -- python train.py   # with disk/network figures
+
+The command's output reaches the terminal as usual. --step-regex: a capture group is the step time
+in milliseconds (a group named s: in seconds); without a group, each matching line ends a step and
+the step time is the gap between matching lines. PYTHONUNBUFFERED=1 is set for the command unless
+already set.";
+
+#[derive(Debug, Args)]
+pub struct RunArgs {
+    /// Where to write the profile (with the runs, host facts and limits, and the bottleneck
+    /// verdict). Not `-`: standard output carries the command's own output.
+    #[arg(short, long, value_name = "FILE", value_parser = parse_run_output)]
+    pub output: PathBuf,
+
+    /// How many times to run the command (it stops at the first failed run).
+    #[arg(long, value_name = "N", default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=10_000))]
+    pub repeat: u32,
+
+    /// A regular expression for step lines in the output (see below).
+    #[arg(long, value_name = "RE", value_parser = parse_regex)]
+    pub step_regex: Option<regex::Regex>,
+
+    /// Milliseconds between GPU and host samples.
+    #[arg(long, value_name = "MS", default_value_t = 500, value_parser = clap::value_parser!(u64).range(10..=60_000))]
+    pub interval: u64,
+
+    /// Start from this probe profile (e.g. with --disk-dir and --iperf3 figures), so the
+    /// bottleneck verdict can compare the run with them.
+    #[arg(long, value_name = "FILE")]
+    pub profile: Option<PathBuf>,
+
+    /// Do not sample NVIDIA GPUs.
+    #[arg(long)]
+    pub no_gpu: bool,
+
+    /// Leave out the host name and GPU UUIDs.
+    #[arg(long)]
+    pub redact: bool,
+
+    /// The command and its arguments, after `--`.
+    #[arg(last = true, required = true, value_name = "CMD")]
+    pub command: Vec<String>,
+}
+
+/// Parses a size such as `512M`, `1G`, `1.5G` or `1048576` (binary units).
+pub fn parse_size(text: &str) -> Result<u64, String> {
+    let t = text.trim();
+    let (number, unit) = t
+        .find(|c: char| !(c.is_ascii_digit() || c == '.'))
+        .map_or((t, ""), |i| t.split_at(i));
+    let value: f64 = number
+        .parse()
+        .map_err(|_| format!("{text:?} is not a size like 512M or 1G"))?;
+    let scale: u64 = match unit
+        .trim()
+        .to_ascii_uppercase()
+        .trim_end_matches("IB")
+        .trim_end_matches('B')
+    {
+        "" => 1,
+        "K" => 1 << 10,
+        "M" => 1 << 20,
+        "G" => 1 << 30,
+        "T" => 1 << 40,
+        _ => {
+            return Err(format!(
+                "{text:?}: unknown unit {unit:?} (use K, M, G or T)"
+            ));
+        }
+    };
+    let bytes = value * scale as f64;
+    if !bytes.is_finite() || bytes < (1u64 << 20) as f64 {
+        return Err("must be at least 1M".to_owned());
+    }
+    if bytes > (1u64 << 44) as f64 {
+        return Err("must be at most 16T".to_owned());
+    }
+    Ok(bytes as u64)
+}
+
+fn parse_disk_seconds(text: &str) -> Result<f64, String> {
+    let v: f64 = text
+        .trim()
+        .parse()
+        .map_err(|_| format!("{text:?} is not a number of seconds"))?;
+    if !(0.2..=600.0).contains(&v) {
+        return Err("must be between 0.2 and 600 seconds".to_owned());
+    }
+    Ok(v)
+}
+
+fn parse_iperf3_server(text: &str) -> Result<String, String> {
+    crate::net::split_host_port(text, Some(crate::net::iperf3::DEFAULT_PORT))
+        .map(|_| text.trim().to_owned())
+}
+
+fn parse_rtt_target(text: &str) -> Result<String, String> {
+    crate::net::split_host_port(text, None).map(|_| text.trim().to_owned())
+}
+
+fn parse_http_url(text: &str) -> Result<String, String> {
+    crate::net::http::parse_url(text).map(|_| text.trim().to_owned())
+}
+
+fn parse_regex(text: &str) -> Result<regex::Regex, String> {
+    regex::Regex::new(text).map_err(|e| format!("not a valid regular expression: {e}"))
+}
+
+fn parse_run_output(text: &str) -> Result<PathBuf, String> {
+    if text == "-" {
+        return Err("give a file: standard output carries the command's own output".to_owned());
+    }
+    Ok(PathBuf::from(text))
 }

@@ -6,13 +6,19 @@
 
 mod bench;
 mod cli;
+mod disk;
 mod estimate;
 mod gpu;
 mod host;
+mod hoststat;
+mod interrupt;
+mod limits;
 mod markers;
+mod net;
 mod output;
 mod plan_cmd;
 mod probe;
+mod run;
 mod sampling;
 
 use std::io::{self, Write};
@@ -22,6 +28,7 @@ use clap::Parser;
 
 fn main() -> ExitCode {
     let cli = cli::Cli::parse();
+    interrupt::install();
     match run(cli) {
         Ok(()) => ExitCode::SUCCESS,
         Err(err) => {
@@ -34,6 +41,9 @@ fn main() -> ExitCode {
                 return ExitCode::SUCCESS;
             }
             let _ = writeln!(io::stderr(), "gpufare: {err:#}");
+            if err.chain().any(|c| c.is::<interrupt::Interrupted>()) {
+                return ExitCode::from(interrupt::EXIT_INTERRUPTED);
+            }
             // A bad input file or argument is a usage error, like clap's own.
             if err.chain().any(|c| c.is::<plan_cmd::InputFileError>()) {
                 ExitCode::from(2)
@@ -47,6 +57,16 @@ fn main() -> ExitCode {
 fn run(cli: cli::Cli) -> anyhow::Result<()> {
     match cli.command {
         cli::Command::Probe(args) => probe::run(&args.options()),
+        cli::Command::Run(args) => run::run(&run::RunOptions {
+            command: args.command,
+            repeat: args.repeat,
+            step_regex: args.step_regex,
+            interval: std::time::Duration::from_millis(args.interval),
+            output: args.output,
+            profile: args.profile,
+            no_gpu: args.no_gpu,
+            redact: args.redact,
+        }),
         cli::Command::Estimate(args) => estimate::run(&args),
         cli::Command::Plan(args) => plan_cmd::run_plan(&args.request()?),
         cli::Command::Catalog(c) => plan_cmd::run_catalog(match c {

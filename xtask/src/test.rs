@@ -17,6 +17,8 @@ pub fn run_all(root: &Path) -> Result<()> {
     prereq::debian_packages(&[
         ("chromium", CHROMIUM),
         ("chromium-driver", CHROMEDRIVER),
+        ("iperf3", "/usr/bin/iperf3"),
+        ("fio", "/usr/bin/fio"),
         // A CJK font, so screenshots of the Chinese page show characters, not boxes.
         (
             "fonts-wqy-microhei",

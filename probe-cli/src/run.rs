@@ -1,0 +1,529 @@
+//! `gpufare run`: the article's workflow — run the same benchmark on shared and on dedicated, and
+//! compare. Runs the user's command N times, its output passed through to the terminal, while the
+//! GPU (utilisation, memory in use) and the host (CPU busy, iowait, disk reads, network receive)
+//! are sampled; records the wall time of each run, the VRAM peak, the utilisation distribution
+//! and step times parsed from the output, with P50/P99 and the P99/P50 ratio, into a profile
+//! (with host facts and limits, and the bottleneck verdict computed by core).
+
+use std::io::{self, Read, Write};
+use std::path::{Path, PathBuf};
+use std::process::{Command, ExitStatus, Stdio};
+use std::sync::{Arc, Mutex, mpsc};
+use std::time::{Duration, Instant};
+
+use anyhow::{Context, Result, bail};
+use gpufare_core::analysis::analyse;
+use gpufare_core::profile::{RunRecord, RunReport, Series, parse_profile, profile_to_json};
+use gpufare_core::stats::summarize;
+use regex::Regex;
+
+use crate::gpu::{self, GpuSource};
+use crate::hoststat::HostSampler;
+use crate::interrupt::{self, Interrupted};
+use crate::{output, probe};
+
+/// What `gpufare run` does, resolved from the command line.
+#[derive(Debug, Clone)]
+pub struct RunOptions {
+    pub command: Vec<String>,
+    pub repeat: u32,
+    pub step_regex: Option<Regex>,
+    pub interval: Duration,
+    pub output: PathBuf,
+    /// Start from this probe profile (its disk and network figures) instead of a fresh one.
+    pub profile: Option<PathBuf>,
+    pub no_gpu: bool,
+    pub redact: bool,
+}
+
+/// How step times are read from the output.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum StepUnit {
+    /// The capture group (first, or named `ms`) is milliseconds.
+    Milliseconds,
+    /// The group named `s` is seconds.
+    Seconds,
+    /// No capture group: each matching line ends a step; the step time is the gap between matches.
+    Interval,
+}
+
+/// The unit the regex's groups ask for.
+pub fn step_unit(re: &Regex) -> StepUnit {
+    if re.capture_names().flatten().any(|n| n == "s") {
+        StepUnit::Seconds
+    } else if re.captures_len() > 1 {
+        StepUnit::Milliseconds
+    } else {
+        StepUnit::Interval
+    }
+}
+
+/// A matching line: when it arrived and the value it carried.
+#[derive(Debug, Clone, Copy)]
+pub struct StepMatch {
+    pub at: Instant,
+    pub value: Option<f64>,
+}
+
+/// The value a line carries for the regex, if it matches.
+pub fn match_line(re: &Regex, line: &str) -> Option<Option<f64>> {
+    let caps = re.captures(line)?;
+    let group = caps
+        .name("s")
+        .or_else(|| caps.name("ms"))
+        .or_else(|| caps.get(1));
+    Some(group.and_then(|g| g.as_str().trim().parse::<f64>().ok()))
+}
+
+/// Step times in milliseconds from the matches of one run.
+pub fn step_times(unit: StepUnit, matches: &[StepMatch]) -> Vec<f64> {
+    match unit {
+        StepUnit::Milliseconds => matches.iter().filter_map(|m| m.value).collect(),
+        StepUnit::Seconds => matches
+            .iter()
+            .filter_map(|m| m.value.map(|s| s * 1e3))
+            .collect(),
+        StepUnit::Interval => matches
+            .windows(2)
+            .map(|w| w[1].at.duration_since(w[0].at).as_secs_f64() * 1e3)
+            .collect(),
+    }
+}
+
+/// Copies a child's stream to ours as it arrives, and feeds complete lines to the regex.
+fn pump(
+    mut from: impl Read,
+    mut to: impl Write,
+    re: Option<Regex>,
+    matches: Arc<Mutex<Vec<StepMatch>>>,
+) {
+    let mut buf = [0u8; 8192];
+    let mut line = Vec::new();
+    loop {
+        let n = match from.read(&mut buf) {
+            Ok(0) => break,
+            Ok(n) => n,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+            Err(_) => break,
+        };
+        // Our own stdout may be closed (`| head`): keep draining so the child is not blocked.
+        let _ = to.write_all(&buf[..n]).and_then(|()| to.flush());
+        let Some(re) = &re else { continue };
+        for &b in &buf[..n] {
+            if b == b'\n' || b == b'\r' {
+                if !line.is_empty() {
+                    let text = String::from_utf8_lossy(&line);
+                    if let Some(value) = match_line(re, &text)
+                        && let Ok(mut m) = matches.lock()
+                    {
+                        m.push(StepMatch {
+                            at: Instant::now(),
+                            value,
+                        });
+                    }
+                    line.clear();
+                }
+            } else if line.len() < 64 * 1024 {
+                line.push(b);
+            }
+        }
+    }
+}
+
+/// After Ctrl-C: the command normally got SIGINT from the terminal too. If it is still running
+/// [`FORWARD_AFTER`] later (gpufare alone was signalled), it gets SIGINT from us, and SIGKILL
+/// [`KILL_AFTER`] after that.
+struct Stopping {
+    pid: u32,
+    since: Option<Instant>,
+    forwarded: bool,
+    killed: bool,
+}
+
+/// See [`Stopping`].
+const FORWARD_AFTER: Duration = Duration::from_secs(3);
+/// See [`Stopping`].
+const KILL_AFTER: Duration = Duration::from_secs(10);
+
+impl Stopping {
+    fn new(pid: u32) -> Stopping {
+        Stopping {
+            pid,
+            since: None,
+            forwarded: false,
+            killed: false,
+        }
+    }
+
+    fn step(&mut self) {
+        let since = *self.since.get_or_insert_with(Instant::now);
+        let waited = since.elapsed();
+        if !self.forwarded && waited >= FORWARD_AFTER {
+            self.forwarded = true;
+            signal(self.pid, libc::SIGINT);
+        } else if self.forwarded && !self.killed && waited >= FORWARD_AFTER + KILL_AFTER {
+            self.killed = true;
+            signal(self.pid, libc::SIGKILL);
+        }
+    }
+}
+
+/// Sends a signal to our own child.
+#[allow(unsafe_code)]
+fn signal(pid: u32, sig: libc::c_int) {
+    if let Ok(pid) = libc::pid_t::try_from(pid) {
+        // SAFETY: a plain system call. The pid is our child's; the wait thread reaps it just
+        // before reporting its exit, and a reuse of the pid in that instant would need the pid
+        // space to wrap around.
+        unsafe {
+            libc::kill(pid, sig);
+        }
+    }
+}
+
+/// Samples taken during one run.
+#[derive(Default)]
+struct Samples {
+    gpu_util: Vec<f64>,
+    vram_peak: Option<f64>,
+    cpu_busy: Vec<f64>,
+    iowait: Vec<f64>,
+    disk_read: Vec<f64>,
+    net_rx: Vec<f64>,
+}
+
+fn sample_once(gpus: Option<&dyn GpuSource>, host: &mut HostSampler, s: &mut Samples) {
+    if let Some(source) = gpus {
+        let rows: Vec<_> = (0..source.count()).map(|i| source.sample(i)).collect();
+        let utils: Vec<f64> = rows.iter().filter_map(|r| r.utilization_gpu_pct).collect();
+        if !utils.is_empty() {
+            s.gpu_util
+                .push(utils.iter().sum::<f64>() / utils.len() as f64);
+        }
+        for m in rows.iter().filter_map(|r| r.memory_used_mib) {
+            s.vram_peak = Some(s.vram_peak.map_or(m, |p: f64| p.max(m)));
+        }
+    }
+    let r = host.sample();
+    s.cpu_busy.extend(r.cpu_busy_cores);
+    s.iowait.extend(r.cpu_iowait_pct);
+    s.disk_read.extend(r.disk_read_mb_per_s);
+    s.net_rx.extend(r.net_rx_mbit_per_s);
+}
+
+struct Finished {
+    record: RunRecord,
+    samples: Samples,
+    steps: Vec<f64>,
+    status: ExitStatus,
+}
+
+fn run_once(options: &RunOptions, index: u32, gpus: Option<&dyn GpuSource>) -> Result<Finished> {
+    let program = &options.command[0];
+    let mut command = Command::new(program);
+    command
+        .args(&options.command[1..])
+        .stdin(Stdio::inherit())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    if std::env::var_os("PYTHONUNBUFFERED").is_none() {
+        // Python buffers a piped stdout in blocks; step lines must arrive when they are printed.
+        command.env("PYTHONUNBUFFERED", "1");
+    }
+    let mut host = HostSampler::start(Path::new("/"));
+    let start = Instant::now();
+    let mut child = command
+        .spawn()
+        .with_context(|| format!("cannot start {program:?}"))?;
+    let matches = Arc::new(Mutex::new(Vec::new()));
+    let (done_tx, done_rx) = mpsc::channel::<()>();
+    let mut pumps = 0;
+    if let Some(out) = child.stdout.take() {
+        let (m, re, tx) = (matches.clone(), options.step_regex.clone(), done_tx.clone());
+        std::thread::spawn(move || {
+            pump(out, io::stdout(), re, m);
+            let _ = tx.send(());
+        });
+        pumps += 1;
+    }
+    if let Some(err) = child.stderr.take() {
+        let (m, re, tx) = (matches.clone(), options.step_regex.clone(), done_tx.clone());
+        std::thread::spawn(move || {
+            pump(err, io::stderr(), re, m);
+            let _ = tx.send(());
+        });
+        pumps += 1;
+    }
+    drop(done_tx);
+    let pid = child.id();
+    let mut last_sample = Instant::now();
+    let (exit_tx, exit_rx) = mpsc::channel();
+    std::thread::spawn(move || {
+        let status = child.wait();
+        let _ = exit_tx.send((status, Instant::now()));
+    });
+    let mut samples = Samples::default();
+    let mut stopping = Stopping::new(pid);
+    let (status, end) = loop {
+        match exit_rx.recv_timeout(options.interval.min(Duration::from_millis(250))) {
+            Ok((status, end)) => break (status.context("waiting for the command")?, end),
+            Err(mpsc::RecvTimeoutError::Timeout) => {
+                if last_sample.elapsed() >= options.interval {
+                    last_sample = Instant::now();
+                    sample_once(gpus, &mut host, &mut samples);
+                }
+                if interrupt::interrupted() {
+                    stopping.step();
+                }
+            }
+            Err(mpsc::RecvTimeoutError::Disconnected) => bail!("lost track of the command"),
+        }
+    };
+    // The output may still be in the pipes; a grandchild holding them open is not waited for
+    // longer than a few seconds.
+    let grace = Instant::now() + Duration::from_secs(5);
+    for _ in 0..pumps {
+        if done_rx
+            .recv_timeout(grace.saturating_duration_since(Instant::now()))
+            .is_err()
+        {
+            break;
+        }
+    }
+    let wall_s = end.duration_since(start).as_secs_f64();
+    let matches = matches.lock().map(|m| m.clone()).unwrap_or_default();
+    let steps = options
+        .step_regex
+        .as_ref()
+        .map(|re| step_times(step_unit(re), &matches))
+        .unwrap_or_default();
+    use std::os::unix::process::ExitStatusExt;
+    let record = RunRecord {
+        index,
+        wall_s,
+        exit_code: status.code(),
+        signal: status.signal(),
+        step_ms: (!steps.is_empty()).then(|| Series::new(steps.clone())),
+        vram_peak_mib: samples.vram_peak,
+        gpu_utilization_pct: summarize(&samples.gpu_util),
+    };
+    Ok(Finished {
+        record,
+        samples,
+        steps,
+        status,
+    })
+}
+
+fn series(values: Vec<f64>) -> Option<Series> {
+    (!values.is_empty()).then(|| Series::new(values))
+}
+
+/// Runs the command `repeat` times and writes the profile.
+pub fn run(options: &RunOptions) -> Result<()> {
+    let _cooperate = interrupt::Cooperate::start();
+    let mut profile = match &options.profile {
+        Some(path) => {
+            let text = std::fs::read_to_string(path)
+                .with_context(|| format!("--profile {}: cannot read it", path.display()))?;
+            parse_profile(&text).with_context(|| format!("--profile {}", path.display()))?
+        }
+        None => {
+            let collected = probe::collect(&probe::ProbeOptions::quick(
+                options.output.clone(),
+                options.redact,
+                options.no_gpu,
+            ))?;
+            collected.profile
+        }
+    };
+    let opened = if options.no_gpu {
+        None
+    } else {
+        match gpu::open() {
+            gpu::Opened::Ready(source) => Some(source),
+            gpu::Opened::Unavailable(_) => None,
+        }
+    };
+    let gpus: Option<&dyn GpuSource> = opened
+        .as_ref()
+        .map(|s| &**s as &dyn GpuSource)
+        .filter(|s| s.count() > 0);
+    let mut notes = Vec::new();
+    if gpus.is_none() {
+        notes.push(if options.no_gpu {
+            "GPU sampling was turned off (--no-gpu)".to_owned()
+        } else {
+            "no NVIDIA GPU could be read: no GPU utilisation or VRAM figures".to_owned()
+        });
+    }
+    if options
+        .step_regex
+        .as_ref()
+        .is_some_and(|re| step_unit(re) == StepUnit::Interval)
+    {
+        notes.push(
+            "the step regex has no capture group: step times are the gaps between matching lines"
+                .to_owned(),
+        );
+    }
+    let mut records = Vec::new();
+    let mut all = Samples::default();
+    let mut steps = Vec::new();
+    let mut failure = None;
+    for index in 1..=options.repeat {
+        if interrupt::interrupted() {
+            break;
+        }
+        let _ = writeln!(
+            io::stderr(),
+            "gpufare: run {index} of {}: {}",
+            options.repeat,
+            options.command.join(" ")
+        );
+        let f = run_once(options, index, gpus)?;
+        let _ = writeln!(
+            io::stderr(),
+            "gpufare: run {index} took {:.2} s ({})",
+            f.record.wall_s,
+            f.status
+        );
+        all.gpu_util.extend(f.samples.gpu_util);
+        all.cpu_busy.extend(f.samples.cpu_busy);
+        all.iowait.extend(f.samples.iowait);
+        all.disk_read.extend(f.samples.disk_read);
+        all.net_rx.extend(f.samples.net_rx);
+        if let Some(v) = f.samples.vram_peak {
+            all.vram_peak = Some(all.vram_peak.map_or(v, |p: f64| p.max(v)));
+        }
+        steps.extend(f.steps);
+        records.push(f.record);
+        if !f.status.success() {
+            failure = Some(format!(
+                "run {index} of {} failed ({}); stopped",
+                options.repeat, f.status
+            ));
+            break;
+        }
+    }
+    if options.step_regex.is_some() && steps.is_empty() && !records.is_empty() {
+        notes.push("the step regex matched no line of the output".to_owned());
+    }
+    let wall = series(records.iter().map(|r| r.wall_s).collect());
+    let step_ms = series(steps);
+    let ratio = step_ms
+        .as_ref()
+        .or(wall.as_ref())
+        .and_then(|s| s.summary)
+        .and_then(|s| s.tail_ratio());
+    profile.runs = Some(RunReport {
+        command: options.command.clone(),
+        repeat: options.repeat,
+        interval_ms: options.interval.as_millis() as u64,
+        step_regex: options.step_regex.as_ref().map(|r| r.as_str().to_owned()),
+        runs: records,
+        wall_s: wall,
+        step_ms,
+        p99_over_p50: ratio,
+        gpu_utilization_pct: series(all.gpu_util),
+        vram_peak_mib: all.vram_peak,
+        cpu_busy_cores: series(all.cpu_busy),
+        cpu_iowait_pct: series(all.iowait),
+        disk_read_mb_per_s: series(all.disk_read),
+        net_rx_mbit_per_s: series(all.net_rx),
+        notes,
+    });
+    profile.verdicts = analyse(&profile);
+    let mut json = profile_to_json(&profile);
+    json.push('\n');
+    output::write_text(&options.output, &json)?;
+    summary(&profile);
+    if interrupt::interrupted() {
+        return Err(Interrupted.into());
+    }
+    if let Some(f) = failure {
+        bail!(f);
+    }
+    Ok(())
+}
+
+/// A short summary on standard error.
+fn summary(profile: &gpufare_core::profile::Profile) {
+    let Some(r) = &profile.runs else { return };
+    let mut err = io::stderr().lock();
+    if let Some(s) = r.wall_s.as_ref().and_then(|w| w.summary) {
+        let _ = writeln!(
+            err,
+            "gpufare: wall time over {} run(s): P50 {:.2} s, P99 {:.2} s",
+            s.n, s.p50, s.p99
+        );
+    }
+    if let Some(s) = r.step_ms.as_ref().and_then(|w| w.summary) {
+        let _ = writeln!(
+            err,
+            "gpufare: {} steps: P50 {:.1} ms, P99 {:.1} ms",
+            s.n, s.p50, s.p99
+        );
+    }
+    if let Some(ratio) = r.p99_over_p50 {
+        let _ = writeln!(err, "gpufare: P99/P50 {ratio:.2}");
+    }
+    if let Some(v) = profile
+        .verdicts
+        .iter()
+        .find(|v| v.kind == gpufare_core::analysis::VerdictKind::Bottleneck)
+    {
+        let evidence: Vec<String> = v
+            .evidence
+            .iter()
+            .map(|e| format!("{}={}", e.key, e.value))
+            .collect();
+        let _ = writeln!(
+            err,
+            "gpufare: bottleneck: {} ({})",
+            v.finding,
+            evidence.join(", ")
+        );
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reads_step_values_by_group() {
+        let ms = Regex::new(r"step \d+ took ([0-9.]+) ms").unwrap();
+        assert_eq!(step_unit(&ms), StepUnit::Milliseconds);
+        assert_eq!(match_line(&ms, "step 3 took 101.5 ms"), Some(Some(101.5)));
+        assert_eq!(match_line(&ms, "loss 0.3"), None);
+        let s = Regex::new(r"time=(?P<s>[0-9.]+)s").unwrap();
+        assert_eq!(step_unit(&s), StepUnit::Seconds);
+        let t0 = Instant::now();
+        let m = |v| StepMatch {
+            at: t0,
+            value: Some(v),
+        };
+        assert_eq!(
+            step_times(StepUnit::Seconds, &[m(0.5), m(0.25)]),
+            [500.0, 250.0]
+        );
+        let boundary = Regex::new(r"^step \d+").unwrap();
+        assert_eq!(step_unit(&boundary), StepUnit::Interval);
+        assert_eq!(match_line(&boundary, "step 1"), Some(None));
+        let gaps = step_times(
+            StepUnit::Interval,
+            &[
+                StepMatch {
+                    at: t0,
+                    value: None,
+                },
+                StepMatch {
+                    at: t0 + Duration::from_millis(40),
+                    value: None,
+                },
+            ],
+        );
+        assert_eq!(gaps, [40.0]);
+    }
+}
