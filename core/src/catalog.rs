@@ -447,7 +447,7 @@ pub fn catalog_to_csv(catalog: &Catalog) -> String {
             o.provider.clone(),
             o.region.id.clone(),
             o.region.name.clone(),
-            serde_plain(&o.region.class),
+            crate::export::id_of(&o.region.class),
             o.region.rtt_ms.to_string(),
             o.gpu.clone(),
             o.gpu_count.to_string(),
@@ -482,13 +482,6 @@ pub fn catalog_to_csv(catalog: &Catalog) -> String {
 /// Writes a catalog as pretty JSON with `format_version` first.
 pub fn catalog_to_json(catalog: &Catalog) -> String {
     serde_json::to_string_pretty(catalog).unwrap_or_default()
-}
-
-fn serde_plain<T: Serialize>(value: &T) -> String {
-    serde_json::to_value(value)
-        .ok()
-        .and_then(|v| v.as_str().map(str::to_owned))
-        .unwrap_or_default()
 }
 
 fn check_unique(offers: &[Offer]) -> Result<(), CatalogError> {

@@ -185,7 +185,8 @@ pub struct Budget {
     pub scenario: Option<crate::scenario::Scenario>,
 }
 
-fn id_of<T: Serialize>(value: &T) -> String {
+/// The identifier serde writes for a unit enum value, e.g. `vram_oom` or `pay_as_you_go`.
+pub fn id_of<T: Serialize>(value: &T) -> String {
     serde_json::to_string(value)
         .map(|s| s.trim_matches('"').to_owned())
         .unwrap_or_default()

@@ -6,6 +6,7 @@
 
 use gpufare_core::analysis::{Level, Verdict, analyse};
 use gpufare_core::evidence::measured_factors;
+use gpufare_core::export::id_of;
 use gpufare_core::money::group_thousands;
 use gpufare_core::profile::{Profile, ProfileError, parse_profile};
 use gpufare_core::rng::fnv1a;
@@ -156,12 +157,6 @@ fn level_class(level: Level) -> &'static str {
         Level::Warn => "lvl-warn",
         Level::Alert => "lvl-alert",
     }
-}
-
-fn id_of<T: serde::Serialize>(v: &T) -> String {
-    serde_json::to_string(v)
-        .map(|s| s.trim_matches('"').to_owned())
-        .unwrap_or_default()
 }
 
 /// Machines side by side: verdicts with evidence, the step-time spread, and the switch that

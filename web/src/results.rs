@@ -4,6 +4,7 @@
 
 use gpufare_core::catalog::default_catalog;
 use gpufare_core::cost::required_controls;
+use gpufare_core::export::id_of;
 use gpufare_core::plan::{OptionResult, PlanResult};
 use gpufare_core::reason::Reason;
 use gpufare_core::scenario::Scenario;
@@ -33,10 +34,7 @@ fn reason_list(lang: Lang, reasons: &[Reason], class: &'static str) -> impl Into
     let items = reasons
         .iter()
         .map(|r| {
-            let rule = serde_json::to_value(r.rule)
-                .ok()
-                .and_then(|v| v.as_str().map(str::to_owned))
-                .unwrap_or_default();
+            let rule = id_of(&r.rule);
             view! { <li data-rule=rule>{words::reason(lang, r)}</li> }
         })
         .collect_view();
@@ -82,10 +80,7 @@ fn Decision(lang: Lang, result: PlanResult) -> impl IntoView {
         .as_ref()
         .and_then(|id| result.options.iter().find(|o| &o.offer_id == id))
         .cloned();
-    let choice_id = serde_json::to_value(d.choice)
-        .ok()
-        .and_then(|v| v.as_str().map(str::to_owned))
-        .unwrap_or_default();
+    let choice_id = id_of(&d.choice);
     view! {
         <div class="decision" id="decision" data-choice=choice_id>
             <p class="choice" id="choice">{words::choice(lang, d.choice)}</p>
@@ -122,7 +117,7 @@ fn Ranking(lang: Lang, result: PlanResult) -> impl IntoView {
         .iter()
         .enumerate()
         .map(|(i, o)| {
-            let fit = serde_json::to_value(o.vram_fit).ok().and_then(|v| v.as_str().map(str::to_owned)).unwrap_or_default();
+            let fit = id_of(&o.vram_fit);
             let flags = o.flags.iter().map(|r| words::reason(lang, r)).collect::<Vec<_>>().join("\n");
             let has_flags = !o.flags.is_empty();
             view! {
