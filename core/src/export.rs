@@ -441,10 +441,18 @@ pub fn budget_markdown(b: &Budget, top: usize) -> String {
         b.task.name.clone()
     };
     let _ = writeln!(s, "# GPU budget: {name}\n");
-    let choice =
-        serde_json::from_value::<Choice>(serde_json::Value::String(b.decision.choice.clone()))
-            .map(|c| format!("{c:?}"))
-            .unwrap_or_else(|_| b.decision.choice.clone());
+    // The budget stores the serde identifier; the Markdown shows the enum's name.
+    let choice = [
+        Choice::Shared,
+        Choice::Dedicated,
+        Choice::DedicatedOrPrivate,
+        Choice::Hybrid,
+        Choice::NoFeasibleOffer,
+    ]
+    .into_iter()
+    .find(|c| id_of(c) == b.decision.choice)
+    .map(|c| format!("{c:?}"))
+    .unwrap_or_else(|| b.decision.choice.clone());
     let _ = writeln!(
         s,
         "**Recommendation:** {choice}{}\n",

@@ -217,8 +217,10 @@ pub fn parse_scenario(text: &str) -> Result<Scenario, ScenarioError> {
             max: SCENARIO_FORMAT_VERSION,
         });
     }
+    // Parsed again from the text rather than from `value`: one deserializer for every type keeps
+    // the site's wasm smaller than a second, `Value`-driven copy of each Deserialize impl.
     let scenario: Scenario =
-        serde_json::from_value(value).map_err(|e| ScenarioError::Invalid(e.to_string()))?;
+        serde_json::from_str(text).map_err(|e| ScenarioError::Invalid(e.to_string()))?;
     scenario.validate()?;
     Ok(scenario)
 }

@@ -19,7 +19,10 @@ pub fn build(root: &Path, out: &Path) -> Result<()> {
         "--target",
         "wasm32-unknown-unknown",
     ]))?;
-    let wasm = root.join("target/wasm32-unknown-unknown/release/gpufare-web.wasm");
+    let target_dir = std::env::var_os("CARGO_TARGET_DIR")
+        .map(std::path::PathBuf::from)
+        .unwrap_or_else(|| root.join("target"));
+    let wasm = target_dir.join("wasm32-unknown-unknown/release/gpufare-web.wasm");
 
     // Assemble in a sibling folder, then swap it in, so `out` is never half-built.
     let staging = out.with_extension("staging");
@@ -35,7 +38,8 @@ pub fn build(root: &Path, out: &Path) -> Result<()> {
         // The library's default differs from the CLI's; without this init() gets no default URL.
         .omit_default_module_path(false)
         .typescript(false)
-        .remove_name_section(true)
+        // GPUFARE_KEEP_NAMES=1 keeps function names, for profiling the site (bench/README.md).
+        .remove_name_section(std::env::var_os("GPUFARE_KEEP_NAMES").is_none())
         .remove_producers_section(true)
         .generate(&staging)
         .with_context(|| format!("wasm-bindgen failed on {}", wasm.display()))?;

@@ -5,6 +5,7 @@
 //! - `serve` builds the site and serves it on a printed localhost URL.
 //! - `test`  installs what tests need (wasm target, Chromium, ChromeDriver, npm packages) and runs
 //!   every test: formatting, clippy, native tests, wasm tests in Chromium, browser end-to-end.
+//! - `e2e`   only the browser end-to-end tests, optionally those matching a name pattern.
 
 mod dist;
 mod prereq;
@@ -22,6 +23,7 @@ commands:
   dist  [--out DIR]            build the static site into DIR (default: dist/)
   serve [--port N] [--no-build] build the site and serve it on http://127.0.0.1:N/ (default 8080)
   test                         install test prerequisites and run every test
+  e2e [PATTERN]                only the browser tests (those whose name matches PATTERN)
   schemas                      regenerate the JSON Schemas in public/schema/ and examples/ from core";
 
 fn main() -> ExitCode {
@@ -59,6 +61,7 @@ fn run(args: &[String]) -> Result<()> {
             serve::serve_forever(&out, port)
         }
         Some("test") => test::run_all(&root),
+        Some("e2e") => test::run_e2e(&root, args.get(1).map(String::as_str)),
         Some("schemas") => write_schemas(&root),
         Some("-h" | "--help" | "help") | None => {
             println!("{USAGE}");

@@ -13,6 +13,18 @@ const CHROMEDRIVER: &str = "/usr/bin/chromedriver";
 
 /// Installs prerequisites, then runs lint, native, wasm and end-to-end tests.
 pub fn run_all(root: &Path) -> Result<()> {
+    install(root)?;
+    checks_and_unit_tests(root)?;
+    end_to_end(root, None)
+}
+
+/// Only the browser tests (after installing what they need); `filter` picks tests by name.
+pub fn run_e2e(root: &Path, filter: Option<&str>) -> Result<()> {
+    install(root)?;
+    end_to_end(root, filter)
+}
+
+fn install(root: &Path) -> Result<()> {
     prereq::wasm_target()?;
     prereq::debian_packages(&[
         ("chromium", CHROMIUM),
@@ -25,9 +37,10 @@ pub fn run_all(root: &Path) -> Result<()> {
             "/usr/share/fonts/truetype/wqy/wqy-microhei.ttc",
         ),
     ])?;
-    let e2e = root.join("tests/e2e");
-    prereq::npm_packages(&e2e)?;
+    prereq::npm_packages(&root.join("tests/e2e"))
+}
 
+fn checks_and_unit_tests(root: &Path) -> Result<()> {
     run_cmd(cargo().args(["fmt", "--all", "--", "--check"]))?;
     run_cmd(cargo().args([
         "clippy",
@@ -75,8 +88,13 @@ pub fn run_all(root: &Path) -> Result<()> {
             .env("WASM_BINDGEN_TEST_TIMEOUT", "120"),
     )?;
 
-    // End to end: the real probe writes a profile, the real site is built and served, and
-    // Playwright drives Debian's Chromium through it.
+    Ok(())
+}
+
+/// End to end: the real probe writes a profile, the real site is built and served, and
+/// Playwright drives Debian's Chromium through it.
+fn end_to_end(root: &Path, filter: Option<&str>) -> Result<()> {
+    let e2e = root.join("tests/e2e");
     let work = root.join("target/e2e");
     fs::create_dir_all(&work)?;
     run_cmd(cargo().args(["build", "--package", "gpufare-probe"]))?;
@@ -90,10 +108,13 @@ pub fn run_all(root: &Path) -> Result<()> {
     dist::build(root, &site)?;
     let addr = serve::spawn(&site, 0)?;
     eprintln!("==> end-to-end tests against http://{addr}/");
+    let mut node = Command::new("node");
+    node.args(["--test", "--test-concurrency=1"]);
+    if let Some(pattern) = filter {
+        node.arg(format!("--test-name-pattern={pattern}"));
+    }
     run_cmd(
-        Command::new("node")
-            .args(["--test", "--test-concurrency=1"])
-            .arg(e2e.join("site.test.mjs"))
+        node.arg(e2e.join("site.test.mjs"))
             .env("GPUFARE_URL", format!("http://{addr}/"))
             .env("GPUFARE_PROFILE", &profile)
             .env("GPUFARE_BIN", root.join("target/debug/gpufare"))
