@@ -17,6 +17,7 @@ pub mod cost;
 pub mod decision;
 pub mod evidence;
 pub mod export;
+pub mod figures;
 pub mod gpu;
 pub mod input;
 pub mod money;

@@ -3,7 +3,7 @@
 // and passes GPUFARE_URL, GPUFARE_PROFILE and GPUFARE_ARTIFACTS.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, readFileSync, rmSync, mkdirSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, mkdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -391,6 +391,34 @@ test('CSV and Markdown downloads carry the same numbers as the JSON one', async 
   assert.match(first[header.indexOf('total_expected')], /^\d+\.\d\d$/, 'raw numbers, no separators or currency');
   assert.ok(md.includes('## Ranked options') && md.includes('Prices as of'));
   assert.ok(md.includes(json.options[0].offer_id));
+
+  // Each download is exactly what core writes for the same scenario: the CLI reprices the JSON
+  // budget's scenario and must print the same CSV and Markdown, byte for byte.
+  const bin = process.env.GPUFARE_BIN;
+  assert.ok(bin, 'GPUFARE_BIN must name the gpufare binary built in this run');
+  const jsonPath = join(ARTIFACTS, 'budget.json');
+  const cli = (format) => execFileSync(bin, ['plan', '--scenario', jsonPath, '--format', format, '--top', '15'], { encoding: 'utf8' });
+  assert.equal(csv, cli('csv'), 'the site CSV differs from core\'s');
+  assert.equal(md, cli('md'), 'the site Markdown differs from core\'s');
+});
+
+for (const [locale, preset] of [['en-US', null], ['zh-CN', 'full_finetune_multi_gpu']]) test(`the printout is one clean page: recommendation, ranking and basis, no inputs (${locale})`, async (t) => {
+  const page = await openSite(t, { locale });
+  if (preset) {
+    await page.selectOption('#preset', preset);
+    await page.waitForFunction((p) => JSON.parse(localStorage.getItem('gpufare.scenario')).preset === p, preset);
+  }
+  await page.emulateMedia({ media: 'print' });
+  for (const id of ['#recommended', '#ranking', '#price-dates']) {
+    assert.ok(await page.locator(id).isVisible(), `${id} is on the printout`);
+  }
+  for (const id of ['#work-hours', '#offers-table', '#share', '#export-json', '#profile-file']) {
+    assert.equal(await page.locator(id).isVisible(), false, `${id} is left off the printout`);
+  }
+  const pdf = await page.pdf({ format: 'A4', printBackground: false });
+  writeFileSync(join(ARTIFACTS, `printout-${locale}.pdf`), pdf);
+  const pages = pdf.toString('latin1').match(/\/Type\s*\/Page(?![s\w])/g) ?? [];
+  assert.equal(pages.length, 1, `the printout takes ${pages.length} A4 pages`);
 });
 
 test('the site keeps working with the network gone (service worker)', async (t) => {
@@ -440,6 +468,28 @@ test('profiles from the probe and recorded fixtures compare side by side and fee
   assert.equal(await finding('dedicated-h100.json', 'slice'), 'whole_card');
   assert.equal(await finding('capped-a100-pcie-gen3.json', 'power_capped'), 'limit_below_default');
   await page.locator('#spread-chart').waitFor();
+  await page.locator('#util-chart').waitFor();
+
+  // Figures side by side: visible against nominal memory, the PCIe link, disk and network.
+  const row = (file) => page.locator(`#profile-compare tr[data-file="${file}"]`);
+  const share = Number(await row('hami-4090-neighbours.json').locator('.gpu-cell .gpu').getAttribute('data-visible-share'));
+  assert.ok(share > 0.2 && share < 0.5, `a HAMi cap shows a third of a 24 GB card, got ${share}`);
+  assert.match(await row('hami-4090-neighbours.json').locator('.gpu-cell').textContent(), /GiB visible of 24 GB/);
+  assert.ok(Number(await row('dedicated-h100.json').locator('.gpu-cell .gpu').getAttribute('data-visible-share')) > 0.95);
+  assert.equal(await row('capped-a100-pcie-gen3.json').locator('.pcie-cell [data-degraded]').getAttribute('data-degraded'), 'true');
+  assert.match(await row('capped-a100-pcie-gen3.json').locator('.pcie-cell').textContent(), /Gen3 ×8 \(card: Gen4 ×8\)/);
+  assert.equal(await row('dedicated-h100.json').locator('.pcie-cell [data-degraded]').getAttribute('data-degraded'), 'false');
+  const probeFile = PROFILE.split('/').pop();
+  const probe = JSON.parse(readFileSync(PROFILE, 'utf8'));
+  const disk = await row(probeFile).locator('.disk-cell').textContent();
+  const rate = (n) => Math.round(n).toLocaleString('en-US');
+  assert.ok(disk.includes(`seq. read: ${rate(probe.disk.seq_read.mb_per_s)} MB/s`), `the probe's disk figures: ${disk}`);
+  assert.ok(disk.includes(`${rate(probe.disk.rand_read.iops)} IOPS`), disk);
+  const net = await row(probeFile).locator('.net-cell').textContent();
+  const upload = probe.network.iperf3.find((r) => r.direction === 'upload').mbit_per_s;
+  assert.ok(net.includes(`iperf3 upload: ${rate(upload)} Mbit/s`), `the probe's network figures: ${net}`);
+  assert.match(net, /TCP connect \(median\): [\d.]+ ms/);
+  assert.equal(await row('dedicated-h100.json').locator('.disk-cell').textContent(), 'not measured');
 
   // The same file again is recognised.
   await page.setInputFiles('#profile-file', fixtures[2]);
@@ -455,7 +505,7 @@ test('profiles from the probe and recorded fixtures compare side by side and fee
   await page.locator('#profile-compare tr[data-file="capped-a100-pcie-gen3.json"] input.use-measured').check();
   await page.waitForFunction(() => document.querySelector('#ranking tbody tr').textContent.includes('measured'));
   assert.match(await page.locator('#ranking tbody tr').first().textContent(), /×0\.98 · P99 ×0\.99 \(measured\)/);
-  await page.screenshot({ path: join(ARTIFACTS, 'compare.png'), fullPage: true });
+  await page.locator('section[aria-labelledby="profile-heading"]').screenshot({ path: join(ARTIFACTS, 'compare.png') });
 });
 
 test('a SkyPilot vms.csv imports into the offers with a report, and the catalog downloads', async (t) => {

@@ -7,6 +7,7 @@
 use gpufare_core::analysis::{Level, Verdict, analyse};
 use gpufare_core::evidence::measured_factors;
 use gpufare_core::export::id_of;
+use gpufare_core::figures::{DiskFigures, GpuFigures, NetworkFigures, machine_figures};
 use gpufare_core::money::group_thousands;
 use gpufare_core::profile::{Profile, ProfileError, parse_profile};
 use gpufare_core::rng::fnv1a;
@@ -16,6 +17,7 @@ use leptos::task::spawn_local;
 use wasm_bindgen::JsCast;
 use wasm_bindgen_futures::JsFuture;
 
+use crate::format::{number, percent};
 use crate::i18n::{self, Lang};
 use crate::words::t;
 
@@ -174,7 +176,10 @@ fn Compare(
                 <thead>
                     <tr>
                         <th scope="col">{move || t(lang.get(), "machine")}</th>
-                        <th scope="col">{move || t(lang.get(), "gpu")}</th>
+                        <th scope="col">{move || t(lang.get(), "gpu_vram")}</th>
+                        <th scope="col">{move || t(lang.get(), "pcie_link")}</th>
+                        <th scope="col">{move || t(lang.get(), "disk")}</th>
+                        <th scope="col">{move || t(lang.get(), "network")}</th>
                         <th scope="col">{move || t(lang.get(), "verdicts")}</th>
                         <th scope="col">{move || t(lang.get(), "use_measured")}</th>
                     </tr>
@@ -200,11 +205,10 @@ fn Compare(
                                 });
                             }
                         };
-                        let gpus = if m.profile.gpus.is_empty() {
-                            m.profile.gpus_unavailable.clone().unwrap_or_default()
-                        } else {
-                            m.profile.gpus.iter().map(|g| g.name.clone()).collect::<Vec<_>>().join(", ")
-                        };
+                        let figures = machine_figures(&m.profile);
+                        let unavailable = m.profile.gpus_unavailable.clone().unwrap_or_default();
+                        let (gpus, links) = (figures.gpus.clone(), figures.gpus);
+                        let (disk, network) = (figures.disk, figures.network);
                         let verdicts = m.verdicts.iter().map(|v| {
                             let evidence = v.evidence.iter().map(|e| format!("{}={}", e.key, e.value)).collect::<Vec<_>>().join(", ");
                             view! {
@@ -224,7 +228,10 @@ fn Compare(
                                     <span class="muted">{format!("{} · {} cores", m.profile.host.cpu_model, m.profile.host.logical_cores)}</span><br />
                                     <button type="button" class="link" aria-label=move || format!("{} {file_label}", t(lang.get(), "remove")) on:click=move |_| machines.update(|v| v.retain(|x| x.key != key))>"×"</button>
                                 </th>
-                                <td>{gpus}</td>
+                                <td class="gpu-cell">{move || gpu_cell(lang.get(), &gpus, &unavailable)}</td>
+                                <td class="pcie-cell">{move || pcie_cell(lang.get(), &links)}</td>
+                                <td class="disk-cell">{move || disk_cell(lang.get(), disk)}</td>
+                                <td class="net-cell">{move || network_cell(lang.get(), network)}</td>
                                 <td><ul class="verdicts">{verdicts}</ul></td>
                                 <td>
                                     {if has_factors {
@@ -240,22 +247,182 @@ fn Compare(
             </table>
         </div>
         {move || spread_chart(lang.get(), &machines.get())}
+        {move || utilisation_chart(lang.get(), &machines.get())}
     }
 }
 
-/// Box plots of the GEMM step time per machine: whiskers min..max, box P50..P95, a tick at P99.
-fn spread_chart(lang: Lang, machines: &[Machine]) -> Option<impl IntoView + use<>> {
-    let rows: Vec<(String, gpufare_core::stats::Summary)> = machines
+/// Each GPU with its visible against nominal memory; the reason when there are none.
+fn gpu_cell(lang: Lang, gpus: &[GpuFigures], unavailable: &str) -> AnyView {
+    if gpus.is_empty() {
+        return view! { <span class="muted">{unavailable.to_owned()}</span> }.into_any();
+    }
+    gpus.iter()
+        .map(|g| {
+            let memory = match (g.visible_gib, g.nominal_gb) {
+                (Some(v), Some(n)) => {
+                    let share = g.visible_share().map(percent).unwrap_or_default();
+                    match lang {
+                        Lang::En => format!("{v:.1} GiB visible of {} GB ({share})", number(n, 0)),
+                        Lang::Zh => {
+                            format!("可见 {v:.1} GiB / 标称 {} GB（{share}）", number(n, 0))
+                        }
+                    }
+                }
+                (Some(v), None) => match lang {
+                    Lang::En => format!("{v:.1} GiB visible"),
+                    Lang::Zh => format!("可见 {v:.1} GiB"),
+                },
+                _ => String::new(),
+            };
+            let slice = g.visible_share().is_some_and(|s| s < 0.9);
+            view! {
+                <div class="gpu" data-visible-share=g.visible_share().map(|s| format!("{s:.3}"))>
+                    {format!("#{} {}", g.index, g.name)}<br />
+                    <span class=if slice { "warn" } else { "muted" }>{memory}</span>
+                </div>
+            }
+        })
+        .collect_view()
+        .into_any()
+}
+
+/// The PCIe link as it runs, flagged when below what the card can do.
+fn pcie_cell(lang: Lang, gpus: &[GpuFigures]) -> AnyView {
+    let links: Vec<_> = gpus
+        .iter()
+        .filter_map(|g| Some((g, g.pcie_current?)))
+        .collect();
+    if links.is_empty() {
+        return not_measured(lang);
+    }
+    links
+        .into_iter()
+        .map(|(g, (generation, lanes))| {
+            let degraded = g.pcie_degraded().unwrap_or(false);
+            let best = g
+                .pcie_max
+                .map(|(gm, wm)| (gm.max(g.spec_pcie_gen.unwrap_or(0)), wm));
+            let note = match (degraded, best, lang) {
+                (true, Some((gm, wm)), Lang::En) => format!(" (card: Gen{gm} ×{wm})"),
+                (true, Some((gm, wm)), Lang::Zh) => format!("（卡可达 Gen{gm} ×{wm}）"),
+                _ => String::new(),
+            };
+            view! {
+                <div data-degraded=degraded.to_string() class=if degraded { "warn" } else { "" }>
+                    {format!("Gen{generation} ×{lanes}{note}")}
+                </div>
+            }
+        })
+        .collect_view()
+        .into_any()
+}
+
+fn disk_cell(lang: Lang, disk: Option<DiskFigures>) -> AnyView {
+    let Some(d) = disk else {
+        return not_measured(lang);
+    };
+    let (read, write, random) = match lang {
+        Lang::En => ("seq. read", "seq. write", "4 KiB random read"),
+        Lang::Zh => ("顺序读", "顺序写", "4 KiB 随机读"),
+    };
+    let rate = |x: Option<f64>| x.map(|v| format!("{} MB/s", whole(v)));
+    let items = [
+        (read, rate(d.seq_read_mb_s)),
+        (write, rate(d.seq_write_mb_s)),
+        (
+            random,
+            d.rand_read_iops.map(|v| format!("{} IOPS", whole(v))),
+        ),
+    ];
+    list(&items)
+}
+
+fn network_cell(lang: Lang, network: Option<NetworkFigures>) -> AnyView {
+    let Some(n) = network else {
+        return not_measured(lang);
+    };
+    let (up, down, rtt) = match lang {
+        Lang::En => ("iperf3 upload", "iperf3 download", "TCP connect (median)"),
+        Lang::Zh => ("iperf3 上行", "iperf3 下行", "TCP 建连（中位数）"),
+    };
+    let rate = |x: Option<f64>| x.map(|v| format!("{} Mbit/s", whole(v)));
+    let items = [
+        (up, rate(n.upload_mbit_s)),
+        (down, rate(n.download_mbit_s)),
+        ("HTTP", rate(n.http_mbit_s)),
+        (rtt, n.rtt_ms.map(|v| format!("{} ms", number(v, 2)))),
+    ];
+    list(&items)
+}
+
+/// Labelled figures, the missing ones left out.
+fn list(items: &[(&'static str, Option<String>)]) -> AnyView {
+    let rows = items
+        .iter()
+        .filter_map(|(label, value)| {
+            let value = value.clone()?;
+            Some(view! { <li>{format!("{label}: ")}<strong>{value}</strong></li> })
+        })
+        .collect_view();
+    view! { <ul class="figures">{rows}</ul> }.into_any()
+}
+
+fn not_measured(lang: Lang) -> AnyView {
+    view! { <span class="muted not-measured">{t(lang, "not_measured")}</span> }.into_any()
+}
+
+/// A whole number with thousands separators.
+fn whole(x: f64) -> String {
+    group_thousands(&format!("{x:.0}"))
+}
+
+/// Box plots of the GEMM step time per machine.
+fn spread_chart(lang: Lang, machines: &[Machine]) -> Option<AnyView> {
+    let rows = machines
         .iter()
         .flat_map(|m| {
             m.profile.benchmarks.iter().filter_map(move |b| {
-                b.gemm_ms
-                    .as_ref()
-                    .and_then(|s| s.summary)
-                    .map(|s| (format!("{} #{}", m.file_name, b.index), s))
+                let s = b.gemm_ms.as_ref()?.summary?;
+                Some((format!("{} #{}", m.file_name, b.index), s))
             })
         })
         .collect();
+    box_chart("spread-chart", t(lang, "step_spread"), rows, |s| {
+        format!(
+            "P50 {:.2} / P99 {:.2} ms (×{:.2})",
+            s.p50,
+            s.p99,
+            s.tail_ratio().unwrap_or(1.0)
+        )
+    })
+}
+
+/// Box plots of GPU utilisation over each machine's sampling window (before any load of ours):
+/// a busy GPU before we start means someone else is using it.
+fn utilisation_chart(lang: Lang, machines: &[Machine]) -> Option<AnyView> {
+    let rows = machines
+        .iter()
+        .flat_map(|m| {
+            machine_figures(&m.profile)
+                .gpus
+                .into_iter()
+                .filter_map(move |g| {
+                    Some((format!("{} #{}", m.file_name, g.index), g.utilisation_pct?))
+                })
+        })
+        .collect();
+    box_chart("util-chart", t(lang, "util_spread"), rows, |s| {
+        format!("P50 {:.0} / P95 {:.0} / P99 {:.0} %", s.p50, s.p95, s.p99)
+    })
+}
+
+/// One box per row: whiskers min..max, box P50..P95, a red tick at P99, on a shared axis from 0.
+fn box_chart(
+    id: &'static str,
+    title: &'static str,
+    rows: Vec<(String, gpufare_core::stats::Summary)>,
+    label: impl Fn(&gpufare_core::stats::Summary) -> String,
+) -> Option<AnyView> {
     if rows.is_empty() {
         return None;
     }
@@ -265,7 +432,7 @@ fn spread_chart(lang: Lang, machines: &[Machine]) -> Option<impl IntoView + use<
         .map(|(_, s)| s.max)
         .fold(0.0, f64::max)
         .max(1e-9);
-    let x = |v: f64| left + v / max * (w - left - 120.0);
+    let x = |v: f64| left + v / max * (w - left - 200.0);
     let height = rows.len() as f64 * row_h + 20.0;
     let items = rows
         .iter()
@@ -278,19 +445,20 @@ fn spread_chart(lang: Lang, machines: &[Machine]) -> Option<impl IntoView + use<
                     <line x1=format!("{:.1}", x(s.min)) x2=format!("{:.1}", x(s.max)) y1=format!("{y:.1}") y2=format!("{y:.1}") class="chart-axis" />
                     <rect x=format!("{:.1}", x(s.p50)) y=format!("{:.1}", y - 7.0) width=format!("{:.1}", (x(s.p95) - x(s.p50)).max(2.0)) height="14" fill="#3f7cac" />
                     <line x1=format!("{:.1}", x(s.p99)) x2=format!("{:.1}", x(s.p99)) y1=format!("{:.1}", y - 9.0) y2=format!("{:.1}", y + 9.0) stroke="#b3261e" stroke-width="2" />
-                    <text x=format!("{:.1}", w - 114.0) y=format!("{y:.1}") dy="4" class="chart-value">
-                        {format!("P50 {:.2} / P99 {:.2} ms (×{:.2})", s.p50, s.p99, s.tail_ratio().unwrap_or(1.0))}
-                    </text>
+                    <text x=format!("{:.1}", w - 190.0) y=format!("{y:.1}") dy="4" class="chart-value">{label(s)}</text>
                 </g>
             }
         })
         .collect_view();
-    Some(view! {
-        <h3>{t(lang, "step_spread")}</h3>
-        <svg class="chart" id="spread-chart" viewBox=format!("0 0 {w} {height:.0}") role="img" aria-label=t(lang, "step_spread")>
-            {items}
-        </svg>
-    })
+    Some(
+        view! {
+            <h3>{title}</h3>
+            <svg class="chart boxes" id=id viewBox=format!("0 0 {w} {height:.0}") role="img" aria-label=title>
+                {items}
+            </svg>
+        }
+        .into_any(),
+    )
 }
 
 fn summary(lang: Lang, file_name: &str, profile: &Profile) -> impl IntoView + use<> {

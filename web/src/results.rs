@@ -18,6 +18,8 @@ use crate::words::{self, t};
 /// How many feasible options the ranking and the charts show.
 const SHOWN: usize = 12;
 const CHARTED: usize = 8;
+/// Ranked options on the printout; style.css hides rows after this many (`nth-child(n+6)`).
+const PRINTED: usize = 5;
 
 fn offer_title(lang: Lang, o: &OptionResult) -> String {
     format!(
@@ -157,6 +159,7 @@ fn Ranking(lang: Lang, result: PlanResult) -> impl IntoView {
         })
         .collect_view();
     let n_blocked = infeasible.len();
+    let n_shown = feasible.len();
     view! {
         <h3>{t(lang, "ranking")}</h3>
         <div class="table-wrap">
@@ -174,6 +177,9 @@ fn Ranking(lang: Lang, result: PlanResult) -> impl IntoView {
                 <tbody>{rows}</tbody>
             </table>
         </div>
+        <p class="print-only hint" id="print-top">
+            {format!("{} {PRINTED} / {n_shown}; {}", t(lang, "print_top"), t(lang, "print_rest"))}
+        </p>
         <details id="infeasible">
             <summary>{format!("{} ({n_blocked})", t(lang, "infeasible"))}</summary>
             <ul class="blocked">{blocked}</ul>
@@ -192,10 +198,12 @@ fn Charts(lang: Lang, result: PlanResult) -> impl IntoView {
         .collect();
     (!top.is_empty()).then(|| {
         view! {
-            <h3>{t(lang, "breakdown")}</h3>
-            <CostBars lang=lang options=top.clone() />
-            <h3>{t(lang, "time_distribution")}</h3>
-            <TimeRanges lang=lang options=top />
+            <div class="charts no-print">
+                <h3>{t(lang, "breakdown")}</h3>
+                <CostBars lang=lang options=top.clone() />
+                <h3>{t(lang, "time_distribution")}</h3>
+                <TimeRanges lang=lang options=top />
+            </div>
         }
     })
 }
@@ -311,14 +319,14 @@ fn Assumptions(lang: Lang, result: PlanResult) -> impl IntoView {
     let items = result
         .assumptions
         .iter()
-        .map(|a| view! { <li><code>{a.id.clone()}</code>{format!(" = {} — {}", a.value, a.source)}</li> })
+        .map(|a| view! { <li><code>{a.id.clone()}</code>{format!(" = {}", a.value)}<span class="source">{format!(" — {}", a.source)}</span></li> })
         .collect_view();
     let dates = result.price_dates.join(", ");
     view! {
         <details id="assumptions">
             <summary>{t(lang, "assumptions")}</summary>
             <ul>{items}</ul>
-            <p class="hint">{format!("{}: {dates}", t(lang, "as_of"))}</p>
+            <p class="hint" id="price-dates">{format!("{}: {dates}", t(lang, "as_of"))}</p>
         </details>
     }
 }

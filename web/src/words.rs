@@ -288,7 +288,27 @@ const LABELS: &[(&str, &str, &str)] = &[
         "Use these figures in the task",
         "将这些数值用于任务",
     ),
+    ("print_top", "Options on paper:", "纸面列出的方案："),
+    (
+        "print_rest",
+        "the CSV and JSON exports list them all.",
+        "CSV 与 JSON 导出包含全部方案。",
+    ),
     ("compare", "Machines side by side", "机器对比"),
+    (
+        "gpu_vram",
+        "GPU and memory (visible / nominal)",
+        "GPU 与显存（可见 / 标称）",
+    ),
+    ("pcie_link", "PCIe link", "PCIe 链路"),
+    ("disk", "Disk", "磁盘"),
+    ("network", "Network", "网络"),
+    ("not_measured", "not measured", "未测量"),
+    (
+        "util_spread",
+        "GPU utilisation before our load (box P50–P95, red tick P99)",
+        "我方负载前的 GPU 利用率（方框 P50–P95，红线 P99）",
+    ),
     ("machine", "Machine", "机器"),
     ("verdicts", "Verdicts and evidence", "结论与证据"),
     (

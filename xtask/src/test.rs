@@ -99,11 +99,31 @@ fn end_to_end(root: &Path, filter: Option<&str>) -> Result<()> {
     fs::create_dir_all(&work)?;
     run_cmd(cargo().args(["build", "--package", "gpufare-probe"]))?;
     let profile = work.join("probe-profile.json");
-    run_cmd(
+    // The profile the browser imports has real disk and network figures: a small O_DIRECT disk
+    // test in target/e2e and iperf3 plus connect times against a Debian `iperf3 -s` on loopback.
+    let disk_dir = work.join("disk");
+    fs::create_dir_all(&disk_dir)?;
+    let port = free_port()?;
+    let mut iperf = IperfServer::start(port)?;
+    let server = format!("127.0.0.1:{port}");
+    let probed = run_cmd(
         Command::new(root.join("target/debug/gpufare"))
-            .args(["probe", "-o"])
+            .args(["probe", "--quiet", "--duration", "0", "--disk-dir"])
+            .arg(&disk_dir)
+            .args(["--disk-size", "64M", "--disk-seconds", "1"])
+            .args([
+                "--iperf3",
+                &server,
+                "--iperf3-seconds",
+                "1",
+                "--iperf3-streams",
+                "1",
+            ])
+            .args(["--rtt", &server, "-o"])
             .arg(&profile),
-    )?;
+    );
+    iperf.stop();
+    probed?;
     let site = work.join("dist");
     dist::build(root, &site)?;
     let addr = serve::spawn(&site, 0)?;
@@ -122,4 +142,43 @@ fn end_to_end(root: &Path, filter: Option<&str>) -> Result<()> {
             .env("CHROMIUM", CHROMIUM),
     )
     .context("end-to-end tests failed")
+}
+
+/// A port nobody listens on now (the OS picks it; a race with another program is unlikely).
+fn free_port() -> Result<u16> {
+    let listener = std::net::TcpListener::bind("127.0.0.1:0")?;
+    Ok(listener.local_addr()?.port())
+}
+
+/// `iperf3 -s` on loopback for as long as the value lives.
+struct IperfServer(std::process::Child);
+
+impl IperfServer {
+    fn start(port: u16) -> Result<Self> {
+        let child = Command::new("iperf3")
+            .args(["-s", "--bind", "127.0.0.1", "-p", &port.to_string()])
+            .stdout(std::process::Stdio::null())
+            .spawn()
+            .context("cannot start iperf3 -s (is Debian's iperf3 installed?)")?;
+        let server = IperfServer(child);
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+        while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
+            if std::time::Instant::now() > deadline {
+                anyhow::bail!("iperf3 -s did not start listening on port {port}");
+            }
+            std::thread::sleep(std::time::Duration::from_millis(50));
+        }
+        Ok(server)
+    }
+
+    fn stop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+impl Drop for IperfServer {
+    fn drop(&mut self) {
+        self.stop();
+    }
 }
