@@ -137,6 +137,7 @@ fn end_to_end(root: &Path, filter: Option<&str>) -> Result<()> {
         node.arg(e2e.join("site.test.mjs"))
             .env("GPUFARE_URL", format!("http://{addr}/"))
             .env("GPUFARE_PROFILE", &profile)
+            .env("GPUFARE_DIST", &site)
             .env("GPUFARE_BIN", root.join("target/debug/gpufare"))
             .env("GPUFARE_ARTIFACTS", &work)
             .env("CHROMIUM", CHROMIUM),
