@@ -168,6 +168,33 @@ impl SecurityControl {
     }
 }
 
+/// Measured IO rates of the machines behind an offer.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct IoRates {
+    /// Sequential read from the local disk, MB/s (10^6 bytes per second).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub disk_read_mb_s: Option<f64>,
+    /// Download from the network, Mbit/s (10^6 bits per second).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub download_mbit_s: Option<f64>,
+}
+
+impl IoRates {
+    /// Hours to read `gb` from disk, when the rate is known.
+    pub fn read_hours(&self, gb: f64) -> Option<f64> {
+        self.disk_read_mb_s
+            .filter(|r| *r > 0.0)
+            .map(|r| gb * 1000.0 / r / 3600.0)
+    }
+
+    /// Hours to download `gb`, when the rate is known.
+    pub fn download_hours(&self, gb: f64) -> Option<f64> {
+        self.download_mbit_s
+            .filter(|r| *r > 0.0)
+            .map(|r| gb * 8000.0 / r / 3600.0)
+    }
+}
+
 /// One rentable offer: a catalog row.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct Offer {
@@ -236,6 +263,10 @@ pub struct Offer {
     /// A measured or negotiated run-time multiplier replacing the tenancy default.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub slowdown: Option<SlowdownOverride>,
+    /// Disk and network rates measured on this kind of machine (from a probe profile); without
+    /// them the model assumes IO never holds a run back.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub io: Option<IoRates>,
     /// Date of the price fact, e.g. `2025-H2/2026`.
     pub as_of: String,
     /// Where the price comes from.
@@ -603,6 +634,7 @@ fn offer_from_fields<'a>(
         system_disk_per_month: decimal("system_disk_per_month")?.unwrap_or_default(),
         security,
         slowdown: None,
+        io: None,
         as_of: text("as_of")?,
         source: text("source")?,
         estimate,
@@ -717,6 +749,17 @@ pub fn validate_offer(o: &Offer) -> Result<(), (String, String)> {
             "gpu_fraction",
             "a dedicated offer rents whole GPUs (fraction 1)",
         );
+    }
+    if let Some(io) = &o.io
+        && [io.disk_read_mb_s, io.download_mbit_s]
+            .into_iter()
+            .flatten()
+            .any(|r| !(r.is_finite() && r > 0.0 && r < 1e9))
+    {
+        return Err((
+            "io".to_owned(),
+            "IO rates must be positive numbers".to_owned(),
+        ));
     }
     if let Some(s) = &o.slowdown {
         s.validate().map_err(|m| ("slowdown".to_owned(), m))?;

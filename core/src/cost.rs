@@ -272,6 +272,33 @@ pub fn evaluate(ctx: &Context<'_>, offer: &Offer, draws: Option<&Draws>) -> Opti
     let throughput = speed * offer.gpu_fraction * f64::from(used) * efficiency;
     let slowdown = Slowdown::for_offer(offer.tenancy, offer.slowdown.as_ref());
 
+    // Measured IO: reads overlap the GPU work (a run lasts as long as the slower of the two),
+    // downloads come before it. Without measured rates IO is assumed never to hold a run back.
+    let compute_hours = task.work_hours / throughput;
+    let io_hours = offer.io.and_then(|io| {
+        let read = task.data_read_gb.and_then(|gb| io.read_hours(gb));
+        let download = task.data_download_gb.and_then(|gb| io.download_hours(gb));
+        if read.is_none() && download.is_none() {
+            return None;
+        }
+        Some((read.unwrap_or(0.0) - compute_hours).max(0.0) + download.unwrap_or(0.0))
+    });
+    if let (Some(io), Some(read_gb)) = (offer.io, task.data_read_gb)
+        && let Some(read) = io.read_hours(read_gb)
+        && read > compute_hours
+        && task.service.is_none()
+    {
+        flags.push(
+            Reason::new(RuleId::DiskBound)
+                .with("read_hours", fmt1(read))
+                .with("compute_hours", fmt1(compute_hours))
+                .with(
+                    "mb_per_s",
+                    format!("{:.0}", io.disk_read_mb_s.unwrap_or(0.0)),
+                ),
+        );
+    }
+
     let service = task.service;
     let inputs = match service {
         // A service occupies calendar time; neighbours show up in its latency, not its hours.
@@ -289,7 +316,7 @@ pub fn evaluate(ctx: &Context<'_>, offer: &Offer, draws: Option<&Draws>) -> Opti
             queue_every_run: false,
         },
         None => TimeInputs {
-            run_hours: task.work_hours / throughput,
+            run_hours: task.work_hours / throughput + io_hours.unwrap_or(0.0),
             runs: task.runs,
             slowdown,
             interruptions_per_hour: hourly_rate(offer.interruption_per_month.unwrap_or(0.0)),
@@ -470,6 +497,7 @@ pub fn evaluate(ctx: &Context<'_>, offer: &Offer, draws: Option<&Draws>) -> Opti
         interruptions_expected: round4(expected.interruptions),
         deadline_miss_probability: miss.map(round4),
         latency_p99_ms: latency_p99_ms.map(round4),
+        io_hours_per_run: io_hours.filter(|_| service.is_none()).map(round4),
         rent,
         storage,
         egress,

@@ -6,13 +6,16 @@
 //! ([`HEALTHY_GEMM_EFFICIENCY`] of its dense FP16 peak), and the tail keeps the measured
 //! P99/P50. It is applied to the catalog's offers of the same GPU model and the same kind of
 //! capacity (a profile whose slice verdict says "slice" describes shared offers; a whole card,
-//! dedicated ones), and the offers' visible VRAM becomes the measured one.
+//! dedicated ones), and the offers' visible VRAM becomes the measured one. A profile with disk or
+//! network tests gives the offers its measured disk read and download rates, which bound how
+//! fast a task that reads or downloads data can run ([`crate::task::TaskProfile::data_read_gb`]).
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use crate::analysis::{Level, VerdictKind, analyse, spec_for};
-use crate::catalog::Catalog;
+use crate::catalog::{Catalog, IoRates};
+use crate::figures::machine_figures;
 use crate::profile::Profile;
 use crate::tenancy::{SlowdownOverride, SlowdownSource};
 
@@ -31,6 +34,9 @@ pub struct MeasuredFactors {
     pub visible_vram_gib: Option<f64>,
     /// The measured run-time multiplier, when a benchmark ran.
     pub slowdown: Option<SlowdownOverride>,
+    /// The machine's measured disk read and download rates, when the probe tested them.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub io: Option<IoRates>,
 }
 
 /// The factors a profile measured, one per GPU model it saw.
@@ -39,6 +45,20 @@ pub fn measured_factors(profile: &Profile) -> Vec<MeasuredFactors> {
         analyse(profile)
     } else {
         profile.verdicts.clone()
+    };
+    let figures = machine_figures(profile);
+    let io = {
+        let disk_read_mb_s = figures.disk.and_then(|d| d.seq_read_mb_s);
+        let download_mbit_s = figures.network.and_then(|n| {
+            [n.download_mbit_s, n.http_mbit_s]
+                .into_iter()
+                .flatten()
+                .reduce(f64::max)
+        });
+        (disk_read_mb_s.is_some() || download_mbit_s.is_some()).then_some(IoRates {
+            disk_read_mb_s,
+            download_mbit_s,
+        })
     };
     profile
         .gpus
@@ -75,6 +95,7 @@ pub fn measured_factors(profile: &Profile) -> Vec<MeasuredFactors> {
                 shared,
                 visible_vram_gib: g.memory_total_bytes.map(|b| b as f64 / (1u64 << 30) as f64),
                 slowdown,
+                io,
             })
         })
         .collect()
@@ -93,6 +114,9 @@ pub fn apply(catalog: &mut Catalog, factors: &[MeasuredFactors]) -> Vec<usize> {
             {
                 if let Some(s) = f.slowdown {
                     o.slowdown = Some(s);
+                }
+                if f.io.is_some() {
+                    o.io = f.io;
                 }
                 if f.shared
                     && let Some(v) = f.visible_vram_gib

@@ -132,6 +132,10 @@ pub struct OptionResult {
     /// Estimated P99 latency including the round trip, milliseconds, for inference with a target.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub latency_p99_ms: Option<f64>,
+    /// Hours each run spends on measured IO beyond the GPU work (disk reads the GPU waits for,
+    /// downloads before the start); absent when no measured IO rate applies.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub io_hours_per_run: Option<f64>,
     /// Expected rent.
     pub rent: Money,
     /// Storage (billed while stopped too) and system disk.

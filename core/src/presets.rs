@@ -58,6 +58,8 @@ fn base(
         storage_gb: 50.0,
         storage_months: 1.0,
         egress_gb: 5.0,
+        data_read_gb: None,
+        data_download_gb: None,
         currency: Currency::Cny,
     }
 }

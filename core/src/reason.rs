@@ -48,6 +48,8 @@ pub enum RuleId {
     OverBudget,
     /// A remote region adds network latency.
     RemoteRegionLatency,
+    /// Reading the task's data at the measured disk rate takes longer than the GPU work.
+    DiskBound,
     // Decision rules.
     /// Long work repeated over tuning rounds favours a stable dedicated card.
     LongRepeatedTuning,
@@ -163,6 +165,13 @@ impl Reason {
                 "{} region adds about {} ms of round trip",
                 p("class"),
                 p("rtt_ms")
+            ),
+            RuleId::DiskBound => format!(
+                "the disk limits each run: reading the data takes {} h at the measured {} MB/s, \
+                 the GPU work {} h",
+                p("read_hours"),
+                p("mb_per_s"),
+                p("compute_hours")
             ),
             RuleId::LongRepeatedTuning => format!(
                 "{} runs of {} h each: a stable dedicated card pays off",

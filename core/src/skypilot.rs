@@ -242,6 +242,7 @@ pub fn import_vms_csv(
             system_disk_per_month: Decimal::ZERO,
             security: vec![],
             slowdown: None,
+            io: None,
             as_of: as_of.to_owned(),
             source: format!("SkyPilot vms.csv import ({provider})"),
             estimate: false,

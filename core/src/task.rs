@@ -191,6 +191,14 @@ pub struct TaskProfile {
     /// Data sent out to the internet, GB.
     #[serde(default)]
     pub egress_gb: f64,
+    /// Data each run reads from the machine's disk (dataset size times epochs), GB. With a
+    /// measured disk rate for an offer, a run lasts at least as long as reading it takes.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub data_read_gb: Option<f64>,
+    /// Data each run downloads before it can start (weights, a dataset), GB. With a measured
+    /// download rate for an offer, each run waits for it, on the clock.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub data_download_gb: Option<f64>,
     /// Currency of the money fields in this task.
     pub currency: Currency,
 }
@@ -303,6 +311,8 @@ impl TaskProfile {
             ("storage_gb", self.storage_gb),
             ("storage_months", self.storage_months),
             ("egress_gb", self.egress_gb),
+            ("data_read_gb", self.data_read_gb.unwrap_or(0.0)),
+            ("data_download_gb", self.data_download_gb.unwrap_or(0.0)),
         ] {
             if !in_range(v, 0.0, 1_000_000_000.0) {
                 return fail(field, "must be between 0 and 1000000000");

@@ -75,6 +75,8 @@ prop_compose! {
             storage_gb: 50.0,
             storage_months: 1.0,
             egress_gb: 10.0,
+            data_read_gb: None,
+            data_download_gb: None,
             currency: Currency::Cny,
         }
     }

@@ -535,6 +535,40 @@ test('profiles from the probe and recorded fixtures compare side by side and fee
   await page.locator('section[aria-labelledby="profile-heading"]').screenshot({ path: join(ARTIFACTS, 'compare.png') });
 });
 
+test('measured disk and network rates from a profile slow the plan of a task that reads data', async (t) => {
+  // A recorded A100 machine with this run's real disk and network figures in place of none.
+  const probe = JSON.parse(readFileSync(PROFILE, 'utf8'));
+  const machine = JSON.parse(readFileSync(join(here, '../profiles/capped-a100-pcie-gen3.json'), 'utf8'));
+  machine.disk = probe.disk;
+  machine.network = probe.network;
+  const file = join(ARTIFACTS, 'a100-with-this-disk.json');
+  writeFileSync(file, JSON.stringify(machine));
+
+  const page = await openSite(t);
+  await page.selectOption('#preset', 'qlora_7b');
+  await page.selectOption('#filter-shared', 'dedicated');
+  await page.fill('#filter-text', 'A100-80GB');
+  await page.waitForFunction(() => document.querySelectorAll('#ranking tbody tr').length > 0);
+  // Ten hours of reading at the measured rate: far longer than the GPU work.
+  const readGb = Math.round(probe.disk.seq_read.mb_per_s * 3600 * 10 / 1000);
+  await page.fill('#data-read-gb', String(readGb));
+  const first = page.locator('#ranking tbody tr').first();
+  await page.waitForFunction(() => JSON.parse(localStorage.getItem('gpufare.scenario')).task.data_read_gb > 0);
+  assert.doesNotMatch(await first.textContent(), /IO \(measured\)/, 'no measured rate yet: IO is assumed free');
+  const hoursBefore = await first.locator('td').nth(3).textContent();
+
+  await page.setInputFiles('#profile-file', file);
+  await page.locator('#profile-compare tr[data-file="a100-with-this-disk.json"] input.use-measured').check();
+  await page.waitForFunction(() => document.querySelector('#ranking tbody tr').textContent.includes('IO (measured)'));
+  const text = await first.textContent();
+  assert.match(text, /IO \(measured\) \+\d+(\.\d)? h/);
+  assert.notEqual(await first.locator('td').nth(3).textContent(), hoursBefore, 'the run takes longer');
+  const hours = Number((await first.locator('td').nth(3).textContent()).split(' ')[0]);
+  // Ten hours of reading times the measured run-time multiplier (0.98).
+  assert.ok(hours >= 9.5, `reading 10 h of data sets the pace: ${hours} h`);
+  assert.match(await first.locator('.badge.warn').getAttribute('title'), /the disk limits each run/);
+});
+
 test('a SkyPilot vms.csv imports into the offers with a report, and the catalog downloads', async (t) => {
   const page = await openSite(t);
   await page.setInputFiles('#catalog-file', join(here, '../fixtures/skypilot/aws-vms.csv'));

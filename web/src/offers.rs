@@ -398,6 +398,7 @@ fn AddOffer(lang: ReadSignal<Lang>, scenario: RwSignal<Scenario>) -> impl IntoVi
                 system_disk_per_month: Decimal::ZERO,
                 security: vec![],
                 slowdown: None,
+                io: None,
                 as_of: "user".into(),
                 source: "added by the user".into(),
                 estimate: false,

@@ -187,7 +187,7 @@ fn Compare(
                 <tbody>
                     {move || machines.get().into_iter().map(|m| {
                         let factors = measured_factors(&m.profile);
-                        let has_factors = factors.iter().any(|f| f.slowdown.is_some());
+                        let has_factors = factors.iter().any(|f| f.slowdown.is_some() || f.io.is_some());
                         let checked = {
                             let f = factors.clone();
                             move || scenario.with(|s| !f.is_empty() && f.iter().all(|x| s.measured.contains(x)))

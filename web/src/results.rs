@@ -137,6 +137,7 @@ fn Ranking(lang: Lang, result: PlanResult) -> impl IntoView {
                                 words::source(lang, o.slowdown.source),
                             )}
                             {o.deadline_miss_probability.map(|p| format!(" · {} {}", t(lang, "miss_prob"), format::percent(p)))}
+                            {o.io_hours_per_run.map(|h| format!(" · {} +{}", t(lang, "io_measured"), format::hours(lang, h)))}
                         </span>
                     </td>
                     <td><span class=format!("badge fit-{fit}")>{words::vram_fit(lang, o.vram_fit)}</span></td>

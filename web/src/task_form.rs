@@ -270,6 +270,10 @@ pub fn TaskForm(lang: ReadSignal<Lang>, scenario: RwSignal<Scenario>) -> impl In
                     |s| Some(d(s.task.storage_months)), |s, v| s.task.storage_months = f(v.unwrap_or_default()))}
                 {num(lang, scenario, "egress-gb", "egress_gb", 1_000_000_000, false,
                     |s| Some(d(s.task.egress_gb)), |s, v| s.task.egress_gb = f(v.unwrap_or_default()))}
+                {num(lang, scenario, "data-read-gb", "data_read_gb", 1_000_000_000, true,
+                    |s| s.task.data_read_gb.map(d), |s, v| s.task.data_read_gb = v.map(f))}
+                {num(lang, scenario, "data-download-gb", "data_download_gb", 1_000_000_000, true,
+                    |s| s.task.data_download_gb.map(d), |s, v| s.task.data_download_gb = v.map(f))}
             </div>
         </section>
     }

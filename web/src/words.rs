@@ -115,6 +115,17 @@ const LABELS: &[(&str, &str, &str)] = &[
         "Data downloaded out (GB)",
         "下载出平台的数据（GB）",
     ),
+    (
+        "data_read_gb",
+        "Data read from disk per run (GB; used with a measured disk rate; empty for none)",
+        "每次运行从磁盘读取的数据（GB；配合实测磁盘速率；留空表示不计）",
+    ),
+    (
+        "data_download_gb",
+        "Data downloaded before each run (GB; used with a measured download rate; empty for none)",
+        "每次运行前需下载的数据（GB；配合实测下载速率；留空表示不计）",
+    ),
+    ("io_measured", "IO (measured)", "IO（实测）"),
     ("settings", "Currency and assumptions", "币种与假设"),
     ("currency", "Show money in", "金额币种"),
     (
@@ -318,8 +329,8 @@ const LABELS: &[(&str, &str, &str)] = &[
     ),
     (
         "no_benchmark",
-        "no benchmark in this profile",
-        "该画像没有基准测试",
+        "nothing to apply: no GPU benchmark, disk or network test for a known GPU",
+        "无可应用的数据：没有已知 GPU 的基准、磁盘或网络测试",
     ),
     (
         "duplicate_profile",
@@ -575,6 +586,12 @@ pub fn reason(lang: Lang, r: &Reason) -> String {
         RuleId::RemoteRegionLatency => {
             format!("{} 地域增加约 {} 毫秒往返延迟", p("class"), p("rtt_ms"))
         }
+        RuleId::DiskBound => format!(
+            "磁盘拖慢每次运行：按实测 {} MB/s 读完数据需 {} 小时，GPU 计算只需 {} 小时",
+            p("mb_per_s"),
+            p("read_hours"),
+            p("compute_hours")
+        ),
         RuleId::LongRepeatedTuning => format!(
             "运行 {} 次、每次 {} 小时：稳定的独享显卡更划算",
             p("runs"),
