@@ -227,8 +227,20 @@ pub fn run_plan(req: &PlanRequest) -> Result<()> {
                 if f.shared { "shared" } else { "dedicated" },
                 f.slowdown
                     .map(|s| format!(", slowdown median {:.3} P99 {:.3}", s.median, s.p99))
-                    .unwrap_or_default()
+                    .unwrap_or_default(),
             );
+            if let Some(io) = f.io {
+                let rate = |v: Option<f64>, unit: &str| {
+                    v.map(|x| format!("{x:.0} {unit}"))
+                        .unwrap_or_else(|| "not measured".to_owned())
+                };
+                eprintln!(
+                    "gpufare: {}: measured IO: disk read {}, download {}",
+                    path.display(),
+                    rate(io.disk_read_mb_s, "MB/s"),
+                    rate(io.download_mbit_s, "Mbit/s"),
+                );
+            }
         }
     }
     let result = plan(&task, &catalog, &settings)
