@@ -5,7 +5,8 @@
 //! step time relative to what a healthy dedicated card of that model reaches
 //! ([`HEALTHY_GEMM_EFFICIENCY`] of its dense FP16 peak), and the tail keeps the measured
 //! P99/P50. It is applied to the catalog's offers of the same GPU model and the same kind of
-//! capacity (a profile whose slice verdict says "slice" describes shared offers; a whole card,
+//! capacity (a profile whose slice verdict says "slice" describes shared offers, of the slice's
+//! tenancy when the probe recognised it — MIG, vGPU, a memory-capped container; a whole card,
 //! dedicated ones), and the offers' visible VRAM becomes the measured one. A profile with disk or
 //! network tests gives the offers its measured disk read and download rates, which bound how
 //! fast a task that reads or downloads data can run ([`crate::task::TaskProfile::data_read_gb`]).
@@ -17,7 +18,7 @@ use crate::analysis::{Level, VerdictKind, analyse, spec_for};
 use crate::catalog::{Catalog, IoRates};
 use crate::figures::machine_figures;
 use crate::profile::Profile;
-use crate::tenancy::{SlowdownOverride, SlowdownSource};
+use crate::tenancy::{SlowdownOverride, SlowdownSource, Tenancy};
 
 /// Share of the dense FP16 peak a healthy dedicated card reaches on a large GEMM (a rule of
 /// thumb: 70-80 %, research/probe.md §3.6).
@@ -30,6 +31,10 @@ pub struct MeasuredFactors {
     pub gpu: String,
     /// Whether the profile's machine is a slice or has neighbours (shared capacity).
     pub shared: bool,
+    /// The kind of slice the probe recognised (MIG, vGPU, a memory-capped container); the
+    /// factors then apply to offers of that tenancy only. Absent: every offer of the class.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tenancy: Option<Tenancy>,
     /// Visible VRAM, GiB.
     pub visible_vram_gib: Option<f64>,
     /// The measured run-time multiplier, when a benchmark ran.
@@ -90,9 +95,19 @@ pub fn measured_factors(profile: &Profile) -> Vec<MeasuredFactors> {
                         source: SlowdownSource::Measured,
                     })
                 });
+            let tenancy = verdicts
+                .iter()
+                .filter(|v| v.gpu == Some(g.index) && v.kind == VerdictKind::Slice)
+                .find_map(|v| match v.finding.as_str() {
+                    "mig_slice" => Some(Tenancy::Mig),
+                    "vgpu" => Some(Tenancy::Vgpu),
+                    "memory_capped" => Some(Tenancy::MemCappedContainer),
+                    _ => None,
+                });
             Some(MeasuredFactors {
                 gpu: spec.short.clone(),
                 shared,
+                tenancy,
                 visible_vram_gib: g.memory_total_bytes.map(|b| b as f64 / (1u64 << 30) as f64),
                 slowdown,
                 io,
@@ -107,11 +122,11 @@ pub fn apply(catalog: &mut Catalog, factors: &[MeasuredFactors]) -> Vec<usize> {
         .iter()
         .map(|f| {
             let mut changed = 0;
-            for o in catalog
-                .offers
-                .iter_mut()
-                .filter(|o| o.gpu == f.gpu && o.tenancy.is_shared() == f.shared)
-            {
+            for o in catalog.offers.iter_mut().filter(|o| {
+                o.gpu == f.gpu
+                    && o.tenancy.is_shared() == f.shared
+                    && f.tenancy.is_none_or(|t| o.tenancy == t)
+            }) {
                 if let Some(s) = f.slowdown {
                     o.slowdown = Some(s);
                 }
@@ -134,6 +149,30 @@ pub fn apply(catalog: &mut Catalog, factors: &[MeasuredFactors]) -> Vec<usize> {
 mod tests {
     use super::*;
     use crate::profile::parse_profile;
+
+    #[test]
+    fn a_recognised_slice_applies_to_offers_of_its_tenancy_only() {
+        let p = parse_profile(include_str!("../../tests/profiles/mig-a100-1g10gb.json")).unwrap();
+        let f = measured_factors(&p);
+        assert_eq!(f.len(), 1);
+        assert!(f[0].shared);
+        assert_eq!(f[0].tenancy, Some(Tenancy::Mig));
+        let mut catalog = crate::catalog::default_catalog().clone();
+        let before = catalog.clone();
+        let changed = apply(&mut catalog, &f);
+        let mig = catalog
+            .offers
+            .iter()
+            .filter(|o| o.gpu == "A100-80GB" && o.tenancy == Tenancy::Mig)
+            .count();
+        assert!(mig > 0);
+        assert_eq!(changed[0], mig, "only the MIG offers of that GPU");
+        for (a, b) in catalog.offers.iter().zip(&before.offers) {
+            if a.tenancy != Tenancy::Mig || a.gpu != "A100-80GB" {
+                assert_eq!(a, b, "{} untouched", a.id);
+            }
+        }
+    }
 
     #[test]
     fn a_measured_benchmark_replaces_the_assumed_slowdown() {

@@ -529,6 +529,7 @@ test('profiles from the probe and recorded fixtures compare side by side and fee
   await page.fill('#filter-text', 'A100-80GB');
   await page.waitForFunction(() => document.querySelectorAll('#ranking tbody tr').length > 0);
   assert.match(await page.locator('#ranking tbody tr').first().textContent(), /assumed/);
+  assert.equal(await page.locator('#profile-compare tr[data-file="capped-a100-pcie-gen3.json"] .applies-to').textContent(), 'A100-80GB · dedicated');
   await page.locator('#profile-compare tr[data-file="capped-a100-pcie-gen3.json"] input.use-measured').check();
   await page.waitForFunction(() => document.querySelector('#ranking tbody tr').textContent.includes('measured'));
   assert.match(await page.locator('#ranking tbody tr').first().textContent(), /×0\.98 · P99 ×0\.99 \(measured\)/);

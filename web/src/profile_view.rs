@@ -235,7 +235,21 @@ fn Compare(
                                 <td><ul class="verdicts">{verdicts}</ul></td>
                                 <td>
                                     {if has_factors {
-                                        view! { <input type="checkbox" class="use-measured" aria-label=move || t(lang.get(), "use_measured") prop:checked=checked on:change=toggle /> }.into_any()
+                                        let targets = factors.clone();
+                                        let applies_to = move || {
+                                            let lang = lang.get();
+                                            targets.iter().map(|f| {
+                                                let class = match f.tenancy {
+                                                    Some(kind) => crate::words::tenancy(lang, kind),
+                                                    None => t(lang, if f.shared { "shared" } else { "dedicated" }),
+                                                };
+                                                format!("{} · {class}", f.gpu)
+                                            }).collect::<Vec<_>>().join("; ")
+                                        };
+                                        view! {
+                                            <input type="checkbox" class="use-measured" aria-label=move || t(lang.get(), "use_measured") prop:checked=checked on:change=toggle />
+                                            <br /><span class="muted applies-to">{applies_to}</span>
+                                        }.into_any()
                                     } else {
                                         view! { <span class="muted">{move || t(lang.get(), "no_benchmark")}</span> }.into_any()
                                     }}
