@@ -302,6 +302,7 @@ test('a refused task field keeps the last good plan and says why beside the fiel
   assert.equal(await page.locator('#deadline-error').textContent(), '');
   await page.fill('#vram', '200');
   await page.waitForFunction(() => document.querySelector('#choice').textContent.includes('No offer'));
+  await page.locator('#infeasible > summary').click();
   assert.ok((await page.locator('#infeasible li').count()) > 0);
 });
 

@@ -9,7 +9,7 @@ use gpufare_core::workload::{estimate, task_fields};
 use leptos::prelude::*;
 use rust_decimal::Decimal;
 
-use crate::fields::NumField;
+use crate::fields::{Disclosure, NumField};
 use crate::i18n::Lang;
 use crate::words::t;
 
@@ -53,8 +53,7 @@ pub fn Estimator(lang: ReadSignal<Lang>, scenario: RwSignal<Scenario>) -> impl I
             .max(1)
     };
     view! {
-        <details class="estimator" id="estimator">
-            <summary>{move || t(lang.get(), "estimator")}</summary>
+        <Disclosure id="estimator" class="estimator" summary=Signal::derive(move || t(lang.get(), "estimator").to_owned())>
             <div class="grid2">
                 <div class="field">
                     <label for="est-model">{move || t(lang.get(), "est_model")}</label>
@@ -104,6 +103,6 @@ pub fn Estimator(lang: ReadSignal<Lang>, scenario: RwSignal<Scenario>) -> impl I
                     }.into_any()
                 }
             }}
-        </details>
+        </Disclosure>
     }
 }

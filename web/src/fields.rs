@@ -117,3 +117,33 @@ pub fn CheckField(
         </div>
     }
 }
+
+/// A `<details>` panel whose content is built the first time it is opened and kept afterwards:
+/// closed panels cost nothing on the first render or on a recompute.
+#[component]
+pub fn Disclosure(
+    /// Element id of the `<details>`.
+    id: &'static str,
+    /// Class of the `<details>`.
+    #[prop(optional)]
+    class: &'static str,
+    /// The summary line.
+    #[prop(into)]
+    summary: Signal<String>,
+    /// The panel's content.
+    children: ChildrenFn,
+) -> impl IntoView {
+    let opened = RwSignal::new(false);
+    let node = NodeRef::<leptos::html::Details>::new();
+    let on_toggle = move |_| {
+        if node.get().is_some_and(|d| d.open()) {
+            opened.set(true);
+        }
+    };
+    view! {
+        <details id=id class=class node_ref=node on:toggle=on_toggle>
+            <summary>{summary}</summary>
+            {move || opened.get().then(|| children())}
+        </details>
+    }
+}

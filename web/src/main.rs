@@ -98,10 +98,9 @@ fn App() -> impl IntoView {
                 <results::Results lang=lang scenario=scenario plan=plan />
             </div>
             <offers::OffersTable lang=lang scenario=scenario />
-            <details class="card wide" id="quick-rent">
-                <summary>{move || t(lang.get(), "quick_rent")}</summary>
+            <fields::Disclosure id="quick-rent" class="card wide" summary=Signal::derive(move || t(lang.get(), "quick_rent").to_owned())>
                 <rent_view::RentCalculator lang=lang />
-            </details>
+            </fields::Disclosure>
             <profile_view::ProfileViewer lang=lang scenario=scenario />
         </main>
         <footer>

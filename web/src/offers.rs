@@ -12,7 +12,7 @@ use gpufare_core::tenancy::Tenancy;
 use leptos::prelude::*;
 use rust_decimal::Decimal;
 
-use crate::fields::NumField;
+use crate::fields::{Disclosure, NumField};
 use crate::format;
 use crate::i18n::Lang;
 use crate::words::{self, t};
@@ -407,8 +407,7 @@ fn AddOffer(lang: ReadSignal<Lang>, scenario: RwSignal<Scenario>) -> impl IntoVi
         });
     };
     view! {
-        <details class="add-offer">
-            <summary>{move || t(lang.get(), "add_offer")}</summary>
+        <Disclosure id="add-offer-panel" class="add-offer" summary=Signal::derive(move || t(lang.get(), "add_offer").to_owned())>
             <div class="grid2">
                 <div class="field">
                     <label for="new-provider">{move || t(lang.get(), "provider")}</label>
@@ -453,6 +452,6 @@ fn AddOffer(lang: ReadSignal<Lang>, scenario: RwSignal<Scenario>) -> impl IntoVi
                 </div>
             </div>
             <button type="button" id="add-offer" on:click=add>{move || t(lang.get(), "add")}</button>
-        </details>
+        </Disclosure>
     }
 }

@@ -11,6 +11,7 @@ use gpufare_core::scenario::Scenario;
 use leptos::prelude::*;
 
 use crate::charts::{BreakEvenChart, CostBars, TimeRanges};
+use crate::fields::Disclosure;
 use crate::format;
 use crate::i18n::Lang;
 use crate::words::{self, t};
@@ -148,18 +149,21 @@ fn Ranking(lang: Lang, result: PlanResult) -> impl IntoView {
             }
         })
         .collect_view();
-    let blocked = infeasible
-        .iter()
-        .map(|o| {
-            view! {
-                <li data-offer=o.offer_id.clone()>
-                    <strong>{offer_title(lang, o)}</strong>
-                    {reason_list(lang, &o.reasons, "reasons")}
-                </li>
-            }
-        })
-        .collect_view();
     let n_blocked = infeasible.len();
+    // Built when the list is first opened.
+    let blocked = move || {
+        infeasible
+            .iter()
+            .map(|o| {
+                view! {
+                    <li data-offer=o.offer_id.clone()>
+                        <strong>{offer_title(lang, o)}</strong>
+                        {reason_list(lang, &o.reasons, "reasons")}
+                    </li>
+                }
+            })
+            .collect_view()
+    };
     let n_shown = feasible.len();
     view! {
         <h3>{t(lang, "ranking")}</h3>
@@ -181,10 +185,9 @@ fn Ranking(lang: Lang, result: PlanResult) -> impl IntoView {
         <p class="print-only hint" id="print-top">
             {format!("{} {PRINTED} / {n_shown}; {}", t(lang, "print_top"), t(lang, "print_rest"))}
         </p>
-        <details id="infeasible">
-            <summary>{format!("{} ({n_blocked})", t(lang, "infeasible"))}</summary>
-            <ul class="blocked">{blocked}</ul>
-        </details>
+        <Disclosure id="infeasible" summary=format!("{} ({n_blocked})", t(lang, "infeasible"))>
+            <ul class="blocked">{blocked()}</ul>
+        </Disclosure>
     }
 }
 
