@@ -240,8 +240,19 @@ test('the whole page switches to Chinese and back, with nothing left untranslate
   const body = await page.locator('body').innerText();
   assert.ok(!body.includes('??'), 'a label key has no translation');
   await page.screenshot({ path: join(ARTIFACTS, 'results-zh.png'), fullPage: false });
+  // The evidence section too: every verdict of the probe's profile and the fixtures is worded
+  // in Chinese (the evidence's key=value pairs stay raw data).
+  const fixtures = ['hami-4090-neighbours.json', 'capped-a100-pcie-gen3.json', 'mig-a100-1g10gb.json', 'vgpu-v100d-8c.json'].map((f) => join(here, '../profiles', f));
+  await page.setInputFiles('#profile-file', [PROFILE, ...fixtures]);
+  await page.locator('#profile-compare tbody tr').nth(4).waitFor();
+  const verdicts = await page.locator('#profile-compare ul.verdicts strong').allTextContents();
+  assert.ok(verdicts.length >= 10);
+  for (const v of verdicts) assert.doesNotMatch(v, /[a-z]_[a-z]/, `an untranslated finding: ${v}`);
+  assert.match(await page.locator('#profile-compare thead').textContent(), /磁盘.*网络/);
+  assert.ok(!(await page.locator('body').innerText()).includes('??'));
   await page.click('#lang-toggle');
   assert.equal(await page.locator('#task-heading').textContent(), 'Task');
+  assert.match((await page.locator('#profile-compare ul.verdicts strong').allTextContents()).join(' '), /slice: a whole card/);
   assert.ok(!(await page.locator('body').innerText()).includes('??'));
 });
 

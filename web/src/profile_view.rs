@@ -213,8 +213,14 @@ fn Compare(
                             let evidence = v.evidence.iter().map(|e| format!("{}={}", e.key, e.value)).collect::<Vec<_>>().join(", ");
                             view! {
                                 <li class=level_class(v.level) data-kind=id_of(&v.kind) data-finding=v.finding.clone()>
-                                    <strong>{format!("{}: {}", id_of(&v.kind), v.finding)}</strong>
-                                    <span class="muted">{format!(" ({}) {evidence}", id_of(&v.level))}</span>
+                                    <strong>{
+                                        let (kind, found) = (v.kind, v.finding.clone());
+                                        move || format!("{}: {}", crate::words::verdict_kind(lang.get(), kind), crate::words::finding(lang.get(), &found))
+                                    }</strong>
+                                    <span class="muted">{
+                                        let level = v.level;
+                                        move || format!(" ({}) {evidence}", crate::words::verdict_level(lang.get(), level))
+                                    }</span>
                                 </li>
                             }
                         }).collect_view();
@@ -225,7 +231,13 @@ fn Compare(
                             <tr data-file=file.clone()>
                                 <th scope="row">
                                     {file.clone()}<br />
-                                    <span class="muted">{format!("{} · {} cores", m.profile.host.cpu_model, m.profile.host.logical_cores)}</span><br />
+                                    <span class="muted">{
+                                        let (cpu, cores) = (m.profile.host.cpu_model.clone(), m.profile.host.logical_cores);
+                                        move || match lang.get() {
+                                            Lang::En => format!("{cpu} · {cores} cores"),
+                                            Lang::Zh => format!("{cpu} · {cores} 核"),
+                                        }
+                                    }</span><br />
                                     <button type="button" class="link" aria-label=move || format!("{} {file_label}", t(lang.get(), "remove")) on:click=move |_| machines.update(|v| v.retain(|x| x.key != key))>"×"</button>
                                 </th>
                                 <td class="gpu-cell">{move || gpu_cell(lang.get(), &gpus, &unavailable)}</td>

@@ -1,6 +1,7 @@
 //! The site's vocabulary in both languages: labels (`t`), names of the model's enums, and the
 //! decision's reasons worded from their rule ids and parameters.
 
+use gpufare_core::analysis::{Level, VerdictKind};
 use gpufare_core::catalog::{BillingMode, RegionClass, SecurityControl};
 use gpufare_core::decision::{Choice, PhaseKind};
 use gpufare_core::plan::VramFit;
@@ -641,6 +642,153 @@ fn pick(lang: Lang, en: &'static str, zh: &'static str) -> &'static str {
     match lang {
         Lang::En => en,
         Lang::Zh => zh,
+    }
+}
+
+/// What a probe verdict is about.
+pub fn verdict_kind(lang: Lang, k: VerdictKind) -> &'static str {
+    let (en, zh) = match k {
+        VerdictKind::NoGpu => ("GPU", "GPU"),
+        VerdictKind::Slice => ("slice", "切分"),
+        VerdictKind::NoisyNeighbour => ("neighbours", "邻居"),
+        VerdictKind::PcieDegraded => ("PCIe link", "PCIe 链路"),
+        VerdictKind::PowerCapped => ("power limit", "功耗上限"),
+        VerdictKind::ThermalThrottling => ("temperature", "温度"),
+        VerdictKind::MemoryErrors => ("memory errors", "显存错误"),
+        VerdictKind::Jitter => ("jitter", "抖动"),
+        VerdictKind::LowThroughput => ("throughput", "吞吐"),
+        VerdictKind::Bottleneck => ("bottleneck", "瓶颈"),
+    };
+    pick(lang, en, zh)
+}
+
+/// A verdict's level.
+pub fn verdict_level(lang: Lang, l: Level) -> &'static str {
+    let (en, zh) = match l {
+        Level::Ok => ("ok", "正常"),
+        Level::Info => ("note", "提示"),
+        Level::Warn => ("warning", "警告"),
+        Level::Alert => ("alert", "严重"),
+    };
+    pick(lang, en, zh)
+}
+
+/// A verdict's finding in words; unknown identifiers (from a newer probe) are shown as they are.
+pub fn finding(lang: Lang, id: &str) -> String {
+    const FINDINGS: &[(&str, &str, &str)] = &[
+        (
+            "no_gpu",
+            "no NVIDIA GPU or driver",
+            "没有 NVIDIA GPU 或驱动",
+        ),
+        ("whole_card", "a whole card", "整卡"),
+        (
+            "memory_capped",
+            "memory capped below the card's",
+            "显存被限制在整卡以下",
+        ),
+        ("mig_slice", "a MIG slice", "MIG 切片"),
+        ("vgpu", "a vGPU", "vGPU"),
+        (
+            "sharing_layer",
+            "a GPU-sharing layer is present",
+            "存在 GPU 共享层",
+        ),
+        (
+            "cuda_level_limit",
+            "limited at the CUDA level",
+            "在 CUDA 层被限制",
+        ),
+        (
+            "unknown_model",
+            "a model not in the spec table",
+            "规格表中没有此型号",
+        ),
+        (
+            "more_memory_than_nominal",
+            "more memory than its data sheet",
+            "显存多于标称",
+        ),
+        ("quiet", "quiet", "无干扰"),
+        (
+            "foreign_processes",
+            "other processes on the GPU",
+            "GPU 上有其他进程",
+        ),
+        (
+            "busy_while_idle",
+            "busy before our load",
+            "我方负载前已在忙",
+        ),
+        ("memory_in_use", "memory in use by others", "显存被他人占用"),
+        ("not_sampled", "not sampled", "未采样"),
+        ("full_link", "full link", "全速链路"),
+        (
+            "narrow_link",
+            "fewer lanes than the card's",
+            "通道数少于卡的能力",
+        ),
+        (
+            "slot_below_card",
+            "slot older than the card",
+            "插槽代际低于显卡",
+        ),
+        (
+            "slow_host_to_device",
+            "slow host-to-device copies",
+            "主机到显卡拷贝慢",
+        ),
+        ("default_limit", "default limit", "默认上限"),
+        (
+            "limit_below_default",
+            "limit below the default",
+            "上限低于默认值",
+        ),
+        (
+            "capping_observed",
+            "capping seen while sampling",
+            "采样期间出现限功耗",
+        ),
+        ("cool", "cool", "温度正常"),
+        ("hot", "hot", "温度偏高"),
+        ("thermal_slowdown", "slowed down by heat", "因过热降频"),
+        ("clean", "clean", "无错误"),
+        (
+            "uncorrected_errors",
+            "uncorrected errors",
+            "存在不可纠正错误",
+        ),
+        ("retired_pages", "retired pages", "存在退役页"),
+        ("steady", "steady", "稳定"),
+        (
+            "step_time_spread",
+            "step times spread out",
+            "单步耗时波动大",
+        ),
+        ("near_nominal", "near its nominal speed", "接近标称速度"),
+        (
+            "below_half_of_nominal",
+            "below half its nominal speed",
+            "不到标称速度的一半",
+        ),
+        (
+            "inputs_adequate",
+            "disk, network and CPU keep up",
+            "磁盘、网络与 CPU 跟得上",
+        ),
+        ("gpu_bound", "the GPU", "GPU"),
+        ("cpu_bound", "the CPU", "CPU"),
+        ("disk_bound", "the disk", "磁盘"),
+        ("network_bound", "the network", "网络"),
+        ("gpu_underused", "the GPU waits", "GPU 在等待"),
+        ("few_cpu_cores", "few CPU cores per GPU", "每卡 CPU 核数少"),
+        ("slow_disk", "a slow disk", "磁盘慢"),
+        ("slow_network", "a slow network", "网络慢"),
+        ("undetermined", "undetermined", "无法判断"),
+    ];
+    match FINDINGS.iter().find(|(k, _, _)| *k == id) {
+        Some((_, en, zh)) => pick(lang, en, zh).to_owned(),
+        None => id.to_owned(),
     }
 }
 
