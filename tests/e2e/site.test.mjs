@@ -340,6 +340,11 @@ test('the page fits a phone screen and keeps a strict Content-Security-Policy', 
   const csp = await page.locator('meta[http-equiv="Content-Security-Policy"]').getAttribute('content');
   assert.match(csp, /default-src 'self'/);
   assert.doesNotMatch(csp, /unsafe-inline|https?:/);
+  // Open every closed panel first: their fields are built on opening.
+  for (const summary of await page.locator('details:not([open]) > summary').all()) {
+    if (await summary.isVisible()) await summary.click();
+  }
+  await page.locator('#est-model').waitFor();
   const labelled = await page.$$eval('input:not([type=hidden]), select', (els) =>
     els.filter((e) => !(e.labels?.length || e.getAttribute('aria-label'))).map((e) => e.id || e.outerHTML.slice(0, 60)));
   assert.deepEqual(labelled, [], 'every input has a label');
@@ -356,6 +361,62 @@ function figures(budget) {
     break_even: budget.break_even,
   };
 }
+
+test('keyboard alone reaches the controls, and text has enough contrast', async (t) => {
+  const page = await openSite(t);
+  // Tab from the top: the header's buttons, then the task form, each with a visible focus ring.
+  const reached = [];
+  for (let i = 0; i < 8; i++) {
+    await page.keyboard.press('Tab');
+    reached.push(await page.evaluate(() => {
+      const e = document.activeElement;
+      const style = getComputedStyle(e);
+      return { id: e.id, ring: style.outlineStyle !== 'none' && parseFloat(style.outlineWidth) > 0 };
+    }));
+  }
+  const ids = reached.map((r) => r.id);
+  for (const id of ['share', 'reset', 'lang-toggle', 'preset']) assert.ok(ids.includes(id), `Tab reaches #${id}: ${ids}`);
+  assert.deepEqual(reached.filter((r) => !r.ring).map((r) => r.id), [], 'a focused control without a visible focus ring');
+  await page.focus('#lang-toggle');
+  await page.keyboard.press('Enter');
+  await page.waitForFunction(() => document.documentElement.lang === 'zh-CN');
+  await page.focus('#preset');
+  await page.keyboard.press('ArrowDown');
+  await page.waitForFunction(() => JSON.parse(localStorage.getItem('gpufare.scenario')).preset !== null);
+
+  // WCAG AA: 4.5:1 for body-size text, 3:1 for large text, against the nearest opaque background.
+  const low = await page.evaluate(() => {
+    const rgb = (c) => (c.match(/[\d.]+/g) ?? []).map(Number);
+    const lum = ([r, g, b]) => {
+      const f = (v) => { v /= 255; return v <= 0.03928 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4; };
+      return 0.2126 * f(r) + 0.7152 * f(g) + 0.0722 * f(b);
+    };
+    const background = (e) => {
+      for (let n = e; n; n = n.parentElement) {
+        const c = rgb(getComputedStyle(n).backgroundColor);
+        if (c.length === 3 || (c.length === 4 && c[3] === 1)) return c.slice(0, 3);
+      }
+      return [255, 255, 255];
+    };
+    const out = [];
+    let checked = 0;
+    for (const e of document.querySelectorAll('body *')) {
+      if (![...e.childNodes].some((n) => n.nodeType === 3 && n.textContent.trim())) continue;
+      const style = getComputedStyle(e);
+      if (style.visibility === 'hidden' || e.getClientRects().length === 0 || e.closest('svg')) continue;
+      checked += 1;
+      const fg = rgb(style.color).slice(0, 3);
+      const [a, b] = [lum(fg), lum(background(e))];
+      const ratio = (Math.max(a, b) + 0.05) / (Math.min(a, b) + 0.05);
+      const size = parseFloat(style.fontSize);
+      const large = size >= 24 || (size >= 18.66 && Number(style.fontWeight) >= 700);
+      if (ratio < (large ? 3 : 4.5)) out.push(`${e.tagName.toLowerCase()}.${e.className} "${e.textContent.trim().slice(0, 30)}" ${ratio.toFixed(2)}`);
+    }
+    return { checked, out };
+  });
+  assert.ok(low.checked > 200, `only ${low.checked} text elements checked`);
+  assert.deepEqual(low.out, [], 'text below the WCAG AA contrast ratio');
+});
 
 test('the site and the CLI price the same scenarios to the cent (parity)', async (t) => {
   const bin = process.env.GPUFARE_BIN;
