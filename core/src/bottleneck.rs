@@ -15,7 +15,8 @@
 //! that were compared, so a reader can judge the verdict.
 
 use crate::analysis::{Evidence, Level, Verdict, VerdictKind};
-use crate::profile::{Direction, Profile, Series};
+use crate::figures::network_figures;
+use crate::profile::{Profile, Series};
 
 /// GPU utilisation P50 at or above this during a run means the GPU is the bottleneck. NVML's
 /// utilisation is the share of time at least one kernel ran; a well-fed training or inference
@@ -83,21 +84,7 @@ fn usable_cores(profile: &Profile) -> Option<f64> {
 
 /// The best measured download rate, Mbit/s: iperf3 in reverse, or an HTTP download.
 fn best_download_mbit_per_s(profile: &Profile) -> Option<f64> {
-    let network = profile.network.as_ref()?;
-    network
-        .iperf3
-        .iter()
-        .filter(|r| r.direction == Direction::Download && r.error.is_none())
-        .filter_map(|r| r.mbit_per_s)
-        .chain(
-            network
-                .http
-                .iter()
-                .filter(|r| r.error.is_none())
-                .filter_map(|r| r.mbit_per_s),
-        )
-        .filter(|v| v.is_finite() && *v > 0.0)
-        .reduce(f64::max)
+    network_figures(profile)?.best_download_mbit_s()
 }
 
 /// The bottleneck verdict, or `None` when the profile has nothing to judge it from (no run, no
@@ -296,8 +283,8 @@ fn from_figures(profile: &Profile) -> Option<Verdict> {
 mod tests {
     use super::*;
     use crate::profile::{
-        DiskReport, DiskTest, HostLimits, HttpResult, Iperf3Result, NetworkReport, RunReport,
-        parse_profile,
+        Direction, DiskReport, DiskTest, HostLimits, HttpResult, Iperf3Result, NetworkReport,
+        RunReport, parse_profile,
     };
 
     fn base(gpus: usize) -> Profile {

@@ -168,8 +168,8 @@ impl SecurityControl {
     }
 }
 
-/// Measured IO rates of the machines behind an offer.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize, JsonSchema)]
+/// Measured IO rates of the machines behind an offer (the default: none measured).
+#[derive(Debug, Clone, Copy, PartialEq, Default, Serialize, Deserialize, JsonSchema)]
 pub struct IoRates {
     /// Sequential read from the local disk, MB/s (10^6 bytes per second).
     #[serde(default, skip_serializing_if = "Option::is_none")]

@@ -275,16 +275,12 @@ pub fn evaluate(ctx: &Context<'_>, offer: &Offer, draws: Option<&Draws>) -> Opti
     // Measured IO: reads overlap the GPU work (a run lasts as long as the slower of the two),
     // downloads come before it. Without measured rates IO is assumed never to hold a run back.
     let compute_hours = task.work_hours / throughput;
-    let io_hours = offer.io.and_then(|io| {
-        let read = task.data_read_gb.and_then(|gb| io.read_hours(gb));
-        let download = task.data_download_gb.and_then(|gb| io.download_hours(gb));
-        if read.is_none() && download.is_none() {
-            return None;
-        }
-        Some((read.unwrap_or(0.0) - compute_hours).max(0.0) + download.unwrap_or(0.0))
-    });
-    if let (Some(io), Some(read_gb)) = (offer.io, task.data_read_gb)
-        && let Some(read) = io.read_hours(read_gb)
+    let io = offer.io.unwrap_or_default();
+    let read = task.data_read_gb.and_then(|gb| io.read_hours(gb));
+    let download = task.data_download_gb.and_then(|gb| io.download_hours(gb));
+    let io_hours = (read.is_some() || download.is_some())
+        .then(|| (read.unwrap_or(0.0) - compute_hours).max(0.0) + download.unwrap_or(0.0));
+    if let Some(read) = read
         && read > compute_hours
         && task.service.is_none()
     {
@@ -316,7 +312,7 @@ pub fn evaluate(ctx: &Context<'_>, offer: &Offer, draws: Option<&Draws>) -> Opti
             queue_every_run: false,
         },
         None => TimeInputs {
-            run_hours: task.work_hours / throughput + io_hours.unwrap_or(0.0),
+            run_hours: compute_hours + io_hours.unwrap_or(0.0),
             runs: task.runs,
             slowdown,
             interruptions_per_hour: hourly_rate(offer.interruption_per_month.unwrap_or(0.0)),

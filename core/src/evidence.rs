@@ -54,12 +54,7 @@ pub fn measured_factors(profile: &Profile) -> Vec<MeasuredFactors> {
     let figures = machine_figures(profile);
     let io = {
         let disk_read_mb_s = figures.disk.and_then(|d| d.seq_read_mb_s);
-        let download_mbit_s = figures.network.and_then(|n| {
-            [n.download_mbit_s, n.http_mbit_s]
-                .into_iter()
-                .flatten()
-                .reduce(f64::max)
-        });
+        let download_mbit_s = figures.network.and_then(|n| n.best_download_mbit_s());
         (disk_read_mb_s.is_some() || download_mbit_s.is_some()).then_some(IoRates {
             disk_read_mb_s,
             download_mbit_s,

@@ -442,17 +442,9 @@ pub fn budget_markdown(b: &Budget, top: usize) -> String {
     };
     let _ = writeln!(s, "# GPU budget: {name}\n");
     // The budget stores the serde identifier; the Markdown shows the enum's name.
-    let choice = [
-        Choice::Shared,
-        Choice::Dedicated,
-        Choice::DedicatedOrPrivate,
-        Choice::Hybrid,
-        Choice::NoFeasibleOffer,
-    ]
-    .into_iter()
-    .find(|c| id_of(c) == b.decision.choice)
-    .map(|c| format!("{c:?}"))
-    .unwrap_or_else(|| b.decision.choice.clone());
+    let choice = Choice::from_id(&b.decision.choice)
+        .map(|c| format!("{c:?}"))
+        .unwrap_or_else(|| b.decision.choice.clone());
     let _ = writeln!(
         s,
         "**Recommendation:** {choice}{}\n",

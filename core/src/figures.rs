@@ -43,9 +43,16 @@ impl GpuFigures {
     /// older generation than the maximum or the card's data sheet; `None` when not reported.
     pub fn pcie_degraded(&self) -> Option<bool> {
         let (g, w) = self.pcie_current?;
-        let (gm, wm) = self.pcie_max.unwrap_or((g, w));
-        let best = gm.max(self.spec_pcie_gen.unwrap_or(0));
-        Some(g < best || w < wm)
+        let (best_gen, best_lanes) = self.pcie_best()?;
+        Some(g < best_gen || w < best_lanes)
+    }
+
+    /// The best link the card can run: (generation, lanes) from the reported maximum (or the
+    /// current link when no maximum is reported), the generation raised to the data sheet's
+    /// when the slot reports an older one.
+    pub fn pcie_best(&self) -> Option<(u32, u32)> {
+        let (g, w) = self.pcie_max.or(self.pcie_current)?;
+        Some((g.max(self.spec_pcie_gen.unwrap_or(0)), w))
     }
 }
 
@@ -76,6 +83,14 @@ pub struct NetworkFigures {
 }
 
 impl NetworkFigures {
+    /// The best download rate, Mbit/s: iperf3 in reverse or an HTTP download.
+    pub fn best_download_mbit_s(&self) -> Option<f64> {
+        [self.download_mbit_s, self.http_mbit_s]
+            .into_iter()
+            .flatten()
+            .reduce(f64::max)
+    }
+
     /// Whether no network test gave a figure.
     pub fn is_empty(&self) -> bool {
         *self == NetworkFigures::default()
@@ -110,6 +125,7 @@ pub fn machine_figures(profile: &Profile) -> MachineFigures {
         .gpus
         .iter()
         .map(|g| {
+            let spec = spec_for(&g.name);
             let link = g.pcie.as_ref();
             let pair = |gen_: Option<u32>, width: Option<u32>| Some((gen_?, width?));
             GpuFigures {
@@ -118,8 +134,8 @@ pub fn machine_figures(profile: &Profile) -> MachineFigures {
                 visible_gib: g
                     .memory_total_bytes
                     .map(|b| b as f64 / f64::from(1u32 << 30)),
-                nominal_gb: spec_for(&g.name).map(|s| s.vram_gb),
-                spec_pcie_gen: spec_for(&g.name).map(|s| s.pcie_gen),
+                nominal_gb: spec.map(|s| s.vram_gb),
+                spec_pcie_gen: spec.map(|s| s.pcie_gen),
                 pcie_current: link.and_then(|l| pair(l.gen_current, l.width_current)),
                 pcie_max: link.and_then(|l| pair(l.gen_max, l.width_max)),
                 utilisation_pct: utilisation(g.index),
@@ -138,36 +154,48 @@ pub fn machine_figures(profile: &Profile) -> MachineFigures {
             || figures.rand_read_iops.is_some();
         any.then_some(figures)
     });
-    let network = profile.network.as_ref().and_then(|n| {
-        let best =
-            |xs: &mut dyn Iterator<Item = f64>| xs.filter(|x| x.is_finite()).reduce(f64::max);
-        let iperf = |dir: Direction| {
-            best(
-                &mut n
-                    .iperf3
-                    .iter()
-                    .filter(|r| r.direction == dir)
-                    .filter_map(|r| r.mbit_per_s),
-            )
-        };
-        let figures = NetworkFigures {
-            upload_mbit_s: iperf(Direction::Upload),
-            download_mbit_s: iperf(Direction::Download),
-            http_mbit_s: best(&mut n.http.iter().filter_map(|h| h.mbit_per_s)),
-            rtt_ms: n
-                .rtt
-                .iter()
-                .filter_map(|r| r.median_ms)
-                .filter(|x| x.is_finite())
-                .reduce(f64::min),
-        };
-        (!figures.is_empty()).then_some(figures)
-    });
+    let network = network_figures(profile);
     MachineFigures {
         gpus,
         disk,
         network,
     }
+}
+
+/// The network figures of `profile`; absent when no test gave one. A rate counts only from a
+/// test that finished without an error.
+pub fn network_figures(profile: &Profile) -> Option<NetworkFigures> {
+    let n = profile.network.as_ref()?;
+    let best = |xs: &mut dyn Iterator<Item = f64>| {
+        xs.filter(|x| x.is_finite() && *x > 0.0).reduce(f64::max)
+    };
+    let iperf = |dir: Direction| {
+        best(
+            &mut n
+                .iperf3
+                .iter()
+                .filter(|r| r.direction == dir && r.error.is_none())
+                .filter_map(|r| r.mbit_per_s),
+        )
+    };
+    let figures = NetworkFigures {
+        upload_mbit_s: iperf(Direction::Upload),
+        download_mbit_s: iperf(Direction::Download),
+        http_mbit_s: best(
+            &mut n
+                .http
+                .iter()
+                .filter(|h| h.error.is_none())
+                .filter_map(|h| h.mbit_per_s),
+        ),
+        rtt_ms: n
+            .rtt
+            .iter()
+            .filter_map(|r| r.median_ms)
+            .filter(|x| x.is_finite())
+            .reduce(f64::min),
+    };
+    (!figures.is_empty()).then_some(figures)
 }
 
 #[cfg(test)]

@@ -5,9 +5,11 @@
 //! uploaded.
 
 use gpufare_core::analysis::{Level, Verdict, analyse};
-use gpufare_core::evidence::measured_factors;
+use gpufare_core::evidence::{MeasuredFactors, measured_factors};
 use gpufare_core::export::id_of;
-use gpufare_core::figures::{DiskFigures, GpuFigures, NetworkFigures, machine_figures};
+use gpufare_core::figures::{
+    DiskFigures, GpuFigures, MachineFigures, NetworkFigures, machine_figures,
+};
 use gpufare_core::money::group_thousands;
 use gpufare_core::profile::{Profile, ProfileError, parse_profile};
 use gpufare_core::rng::fnv1a;
@@ -32,13 +34,15 @@ enum LoadError {
     Profile(ProfileError),
 }
 
-/// A profile that loaded, with its recomputed verdicts.
+/// A profile that loaded, with what core derives from it (once, when it loads).
 #[derive(Clone)]
 struct Machine {
     key: u64,
     file_name: String,
     profile: Profile,
     verdicts: Vec<Verdict>,
+    figures: MachineFigures,
+    factors: Vec<MeasuredFactors>,
 }
 
 async fn read_files(
@@ -71,12 +75,16 @@ async fn read_files(
                 }
                 // Verdicts are recomputed here from the raw facts, whatever the file says.
                 let verdicts = analyse(&profile);
+                let figures = machine_figures(&profile);
+                let factors = measured_factors(&profile);
                 machines.update(|m| {
                     m.push(Machine {
                         key,
                         file_name: name,
                         profile,
                         verdicts,
+                        figures,
+                        factors,
                     })
                 });
             }
@@ -186,7 +194,7 @@ fn Compare(
                 </thead>
                 <tbody>
                     {move || machines.get().into_iter().map(|m| {
-                        let factors = measured_factors(&m.profile);
+                        let factors = m.factors.clone();
                         let has_factors = factors.iter().any(|f| f.slowdown.is_some() || f.io.is_some());
                         let checked = {
                             let f = factors.clone();
@@ -205,7 +213,7 @@ fn Compare(
                                 });
                             }
                         };
-                        let figures = machine_figures(&m.profile);
+                        let figures = m.figures.clone();
                         let unavailable = m.profile.gpus_unavailable.clone().unwrap_or_default();
                         let (gpus, links) = (figures.gpus.clone(), figures.gpus);
                         let (disk, network) = (figures.disk, figures.network);
@@ -325,9 +333,7 @@ fn pcie_cell(lang: Lang, gpus: &[GpuFigures]) -> AnyView {
         .into_iter()
         .map(|(g, (generation, lanes))| {
             let degraded = g.pcie_degraded().unwrap_or(false);
-            let best = g
-                .pcie_max
-                .map(|(gm, wm)| (gm.max(g.spec_pcie_gen.unwrap_or(0)), wm));
+            let best = g.pcie_best();
             let note = match (degraded, best, lang) {
                 (true, Some((gm, wm)), Lang::En) => format!(" (card: Gen{gm} ×{wm})"),
                 (true, Some((gm, wm)), Lang::Zh) => format!("（卡可达 Gen{gm} ×{wm}）"),
@@ -429,12 +435,9 @@ fn utilisation_chart(lang: Lang, machines: &[Machine]) -> Option<AnyView> {
     let rows = machines
         .iter()
         .flat_map(|m| {
-            machine_figures(&m.profile)
-                .gpus
-                .into_iter()
-                .filter_map(move |g| {
-                    Some((format!("{} #{}", m.file_name, g.index), g.utilisation_pct?))
-                })
+            m.figures.gpus.iter().filter_map(move |g| {
+                Some((format!("{} #{}", m.file_name, g.index), g.utilisation_pct?))
+            })
         })
         .collect();
     box_chart("util-chart", t(lang, "util_spread"), rows, |s| {

@@ -104,7 +104,7 @@ fn end_to_end(root: &Path, filter: Option<&str>) -> Result<()> {
     let disk_dir = work.join("disk");
     fs::create_dir_all(&disk_dir)?;
     let port = free_port()?;
-    let mut iperf = IperfServer::start(port)?;
+    let iperf = IperfServer::start(port)?;
     let server = format!("127.0.0.1:{port}");
     let probed = run_cmd(
         Command::new(root.join("target/debug/gpufare"))
@@ -122,7 +122,7 @@ fn end_to_end(root: &Path, filter: Option<&str>) -> Result<()> {
             .args(["--rtt", &server, "-o"])
             .arg(&profile),
     );
-    iperf.stop();
+    drop(iperf);
     probed?;
     let site = work.join("dist");
     dist::build(root, &site)?;
@@ -171,15 +171,11 @@ impl IperfServer {
         }
         Ok(server)
     }
-
-    fn stop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
 }
 
 impl Drop for IperfServer {
     fn drop(&mut self) {
-        self.stop();
+        let _ = self.0.kill();
+        let _ = self.0.wait();
     }
 }
