@@ -22,6 +22,65 @@ pub fn wasm_target() -> Result<()> {
     run_cmd(Command::new("rustup").args(["target", "add", "wasm32-unknown-unknown"]))
 }
 
+/// The toolchain that builds the site's release wasm: a nightly with the standard library's
+/// sources, so std itself is rebuilt for size (see `dist::build`). `GPUFARE_WASM_TOOLCHAIN`
+/// names another (`stable` builds without the size options). Returns `None`, with a warning,
+/// when no such nightly is installed and rustup cannot fetch one (no network): the site is then
+/// built with the stable toolchain and comes out about a tenth larger.
+pub fn size_toolchain() -> Option<String> {
+    let wanted = std::env::var("GPUFARE_WASM_TOOLCHAIN").unwrap_or_else(|_| "nightly".into());
+    if wanted == "stable" {
+        return None;
+    }
+    let has_rust_src = || {
+        Command::new("rustup")
+            .args(["component", "list", "--installed", "--toolchain", &wanted])
+            .output()
+            .is_ok_and(|o| {
+                o.status.success()
+                    && String::from_utf8_lossy(&o.stdout)
+                        .lines()
+                        .any(|l| l.trim() == "rust-src")
+            })
+    };
+    if has_rust_src() {
+        return Some(wanted);
+    }
+    let installed = Command::new("rustup")
+        .args(["run", &wanted, "rustc", "--version"])
+        .output()
+        .is_ok_and(|o| o.status.success());
+    let fetched = if installed {
+        run_cmd(Command::new("rustup").args([
+            "component",
+            "add",
+            "rust-src",
+            "--toolchain",
+            &wanted,
+        ]))
+    } else {
+        run_cmd(Command::new("rustup").args([
+            "toolchain",
+            "install",
+            &wanted,
+            "--profile",
+            "minimal",
+            "--component",
+            "rust-src",
+        ]))
+    };
+    match fetched {
+        Ok(()) if has_rust_src() => Some(wanted),
+        _ => {
+            eprintln!(
+                "warning: no {wanted} toolchain with rust-src; building the site with stable \
+                 (works the same, wasm about 10% larger)"
+            );
+            None
+        }
+    }
+}
+
 /// Installs Debian packages whose marker binaries are missing (`apt-get`, as root or via sudo).
 pub fn debian_packages(wanted: &[(&str, &str)]) -> Result<()> {
     let missing: Vec<&str> = wanted
