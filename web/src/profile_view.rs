@@ -16,6 +16,7 @@ use gpufare_core::rng::fnv1a;
 use gpufare_core::scenario::Scenario;
 use leptos::prelude::*;
 use leptos::task::spawn_local;
+use std::sync::Arc;
 use wasm_bindgen::JsCast;
 use wasm_bindgen_futures::JsFuture;
 
@@ -34,8 +35,8 @@ enum LoadError {
     Profile(ProfileError),
 }
 
-/// A profile that loaded, with what core derives from it (once, when it loads).
-#[derive(Clone)]
+/// A profile that loaded, with what core derives from it (once, when it loads). Held behind an
+/// `Arc` in the signal, so a re-render copies pointers, not the profile's sample series.
 struct Machine {
     key: u64,
     file_name: String,
@@ -47,7 +48,7 @@ struct Machine {
 
 async fn read_files(
     files: Vec<web_sys::File>,
-    machines: RwSignal<Vec<Machine>>,
+    machines: RwSignal<Vec<Arc<Machine>>>,
     errors: RwSignal<Vec<(String, LoadError)>>,
 ) {
     let mut new_errors = Vec::new();
@@ -78,14 +79,14 @@ async fn read_files(
                 let figures = machine_figures(&profile);
                 let factors = measured_factors(&profile);
                 machines.update(|m| {
-                    m.push(Machine {
+                    m.push(Arc::new(Machine {
                         key,
                         file_name: name,
                         profile,
                         verdicts,
                         figures,
                         factors,
-                    })
+                    }))
                 });
             }
         }
@@ -101,7 +102,7 @@ fn files_of(list: Option<web_sys::FileList>) -> Vec<web_sys::File> {
 /// The profile card.
 #[component]
 pub fn ProfileViewer(lang: ReadSignal<Lang>, scenario: RwSignal<Scenario>) -> impl IntoView {
-    let machines = RwSignal::new(Vec::<Machine>::new());
+    let machines = RwSignal::new(Vec::<Arc<Machine>>::new());
     let errors = RwSignal::new(Vec::<(String, LoadError)>::new());
     let t_ = move || lang.get().texts();
 
@@ -174,7 +175,7 @@ fn level_class(level: Level) -> &'static str {
 #[component]
 fn Compare(
     lang: ReadSignal<Lang>,
-    machines: RwSignal<Vec<Machine>>,
+    machines: RwSignal<Vec<Arc<Machine>>>,
     scenario: RwSignal<Scenario>,
 ) -> impl IntoView {
     view! {
@@ -280,8 +281,8 @@ fn Compare(
                 </tbody>
             </table>
         </div>
-        {move || spread_chart(lang.get(), &machines.get())}
-        {move || utilisation_chart(lang.get(), &machines.get())}
+        {move || machines.with(|m| spread_chart(lang.get(), m))}
+        {move || machines.with(|m| utilisation_chart(lang.get(), m))}
     }
 }
 
@@ -409,7 +410,7 @@ fn whole(x: f64) -> String {
 }
 
 /// Box plots of the GEMM step time per machine.
-fn spread_chart(lang: Lang, machines: &[Machine]) -> Option<AnyView> {
+fn spread_chart(lang: Lang, machines: &[Arc<Machine>]) -> Option<AnyView> {
     let rows = machines
         .iter()
         .flat_map(|m| {
@@ -431,7 +432,7 @@ fn spread_chart(lang: Lang, machines: &[Machine]) -> Option<AnyView> {
 
 /// Box plots of GPU utilisation over each machine's sampling window (before any load of ours):
 /// a busy GPU before we start means someone else is using it.
-fn utilisation_chart(lang: Lang, machines: &[Machine]) -> Option<AnyView> {
+fn utilisation_chart(lang: Lang, machines: &[Arc<Machine>]) -> Option<AnyView> {
     let rows = machines
         .iter()
         .flat_map(|m| {
