@@ -2,7 +2,7 @@
 // render (navigation start -> the first frame painted with the recommendation) and the latency of a recompute
 // (an input event -> the recommendation updated), median of several edits.
 // Usage: node bench/site-metrics.mjs http://127.0.0.1:8080/ dist/   (after `cargo xtask serve`)
-import { readFileSync } from 'node:fs';
+import { readFileSync, readdirSync } from 'node:fs';
 import { gzipSync } from 'node:zlib';
 import { join, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -15,7 +15,17 @@ const [url = 'http://127.0.0.1:8080/', dist = 'dist'] = process.argv.slice(2);
 const wasm = readFileSync(join(dist, 'gpufare_web_bg.wasm'));
 const js = readFileSync(join(dist, 'gpufare_web.js'));
 const kb = (n) => (n / 1024).toFixed(1);
-console.log(`wasm: ${kb(wasm.length)} KiB, gzipped ${kb(gzipSync(wasm, { level: 9 }).length)} KiB; js glue gzipped ${kb(gzipSync(js, { level: 9 }).length)} KiB`);
+const gz = (bytes) => gzipSync(bytes, { level: 9 }).length;
+console.log(`first wasm module (all the first render loads): ${kb(wasm.length)} KiB, gzipped ${kb(gz(wasm))} KiB; js glue gzipped ${kb(gz(js))} KiB`);
+// The chunks split off by `cargo xtask dist`, each fetched when its part of the page is first used.
+const chunks = readdirSync(dist).filter((f) => f.endsWith('.wasm') && f !== 'gpufare_web_bg.wasm').sort();
+let chunkTotal = 0;
+for (const name of chunks) {
+  const bytes = gz(readFileSync(join(dist, name)));
+  chunkTotal += bytes;
+  console.log(`  chunk ${name}: gzipped ${kb(bytes)} KiB`);
+}
+console.log(`chunks loaded on first use: ${chunks.length}, gzipped ${kb(chunkTotal)} KiB in all; loader js gzipped ${kb(gz(readFileSync(join(dist, '__wasm_split.js'))))} KiB`);
 
 const browser = await chromium.launch({
   executablePath: process.env.CHROMIUM ?? '/usr/bin/chromium',

@@ -2,7 +2,9 @@
 // Network first (so a new build is picked up at once), the cache when the network is gone.
 // It only ever handles this site's own GET requests; there are no others.
 const CACHE = 'gpufare-site';
-const FILES = ['./', 'index.html', 'main.js', 'gpufare_web.js', 'gpufare_web_bg.wasm', 'style.css', 'favicon.svg'];
+// The lazily loaded chunks of the wasm are listed here by `cargo xtask dist` at build time.
+const CHUNKS = [];
+const FILES = ['./', 'index.html', 'main.js', 'gpufare_web.js', 'gpufare_web_bg.wasm', 'style.css', 'favicon.svg', ...CHUNKS];
 
 self.addEventListener('install', (event) => {
   event.waitUntil(caches.open(CACHE).then((cache) => cache.addAll(FILES)).then(() => self.skipWaiting()));

@@ -538,7 +538,43 @@ test('the site loads and computes after its server is stopped (service worker)',
   const before = await page.locator('#ranking tbody tr .total').first().textContent();
   await page.fill('#work-hours', '40');
   await page.waitForFunction((b) => document.querySelector('#ranking tbody tr .total').textContent !== b, before);
+  // The parts loaded on first use come from the worker's cache as well; none was opened online.
+  await page.locator('#estimator > summary').click();
+  await page.locator('#est-vram').waitFor();
+  await page.locator('#quick-rent > summary').click();
+  await page.locator('#rent').waitFor();
   assert.deepEqual(errors, []);
+});
+
+test('the first load fetches only the calculator; other parts load on first use, or say why not', async (t) => {
+  // No service worker here: it would fetch every part in the background for offline use.
+  const context = await browser.newContext({ locale: 'en-US', serviceWorkers: 'block' });
+  t.after(() => context.close());
+  const page = await context.newPage();
+  const wasm = new Set();
+  page.on('request', (r) => { if (r.url().endsWith('.wasm')) wasm.add(new URL(r.url()).pathname.slice(1)); });
+  const foreign = [];
+  page.on('request', (r) => { if (!r.url().startsWith(BASE)) foreign.push(r.url()); });
+  // The estimator's chunk is made unreachable, as on a connection that drops.
+  await page.route('**/split_estimator.wasm', (route) => route.abort());
+  await page.goto(BASE);
+  await page.locator('#recommended').waitFor();
+  assert.deepEqual([...wasm], ['gpufare_web_bg.wasm'], 'the first render needs the first module alone');
+
+  await page.locator('#quick-rent > summary').click();
+  await page.locator('#rent').waitFor();
+  assert.ok(wasm.has('split_rent.wasm'), `opening the rent check fetched its chunk: ${[...wasm]}`);
+  assert.ok(!wasm.has('split_profiles.wasm'), 'and nothing it does not need');
+
+  await page.locator('#estimator > summary').click();
+  const failed = page.locator('#estimator .field-error[role=alert]');
+  await failed.waitFor();
+  assert.match(await failed.textContent(), /could not be loaded/);
+  // The rest of the page still computes.
+  const before = await page.locator('#ranking tbody tr .total').first().textContent();
+  await page.fill('#work-hours', '40');
+  await page.waitForFunction((b) => document.querySelector('#ranking tbody tr .total').textContent !== b, before);
+  assert.deepEqual(foreign, []);
 });
 
 test('the workload estimator fills VRAM and work into the task', async (t) => {

@@ -14,6 +14,67 @@ use crate::export_view::download;
 use crate::i18n::Lang;
 use crate::words::t;
 
+/// Adds the offers of an imported catalog file to the user's own quotes and returns the report
+/// lines: how many were added, and each one skipped and why. Importers and their report live in
+/// a chunk of the site fetched on first use; the error is that chunk failing to load.
+#[leptos::wasm_split::wasm_split(catalog, wasm_split_path = ::leptos::wasm_split, fallible)]
+fn import_catalog(
+    name: String,
+    text: String,
+    lang: Lang,
+    scenario: RwSignal<Scenario>,
+) -> Result<Vec<String>, leptos::wasm_split::SplitLoaderError> {
+    let provider = name
+        .split(['-', '_', '.'])
+        .next()
+        .unwrap_or("imported")
+        .to_owned();
+    let (catalog, import) = match import_any(&text, &provider) {
+        Err(e) => return Ok(vec![format!("{name}: {e}")]),
+        Ok(done) => done,
+    };
+    let mut lines = Vec::new();
+    let mut added = 0;
+    scenario.update(|s| {
+        for o in catalog.offers {
+            let taken = s.edits.added.iter().any(|x| x.id == o.id)
+                || default_catalog().offers.iter().any(|x| x.id == o.id);
+            if taken {
+                lines.push(format!("{}: {}", o.id, t(lang, "id_taken")));
+            } else {
+                s.edits.added.push(o);
+                added += 1;
+            }
+        }
+    });
+    lines.insert(0, format!("{name}: {added} {}", t(lang, "imported_offers")));
+    if let Some(r) = import {
+        for s in r.skipped.iter().chain(&r.spot_ignored) {
+            lines.push(format!("line {} {}: {}", s.line, s.instance, s.reason));
+        }
+    }
+    Ok(lines)
+}
+
+/// Saves the current catalog (the embedded one with the user's edits) as CSV or JSON.
+#[leptos::wasm_split::wasm_split(catalog, wasm_split_path = ::leptos::wasm_split, fallible)]
+fn save_catalog(
+    json: bool,
+    scenario: Scenario,
+) -> Result<(), leptos::wasm_split::SplitLoaderError> {
+    let catalog = scenario.catalog(default_catalog());
+    if json {
+        download(
+            "gpufare-catalog.json",
+            "application/json",
+            &catalog_to_json(&catalog),
+        );
+    } else {
+        download("gpufare-catalog.csv", "text/csv", &catalog_to_csv(&catalog));
+    }
+    Ok(())
+}
+
 /// The import/export row under the offers table.
 #[component]
 pub fn CatalogIo(lang: ReadSignal<Lang>, scenario: RwSignal<Scenario>) -> impl IntoView {
@@ -31,71 +92,29 @@ pub fn CatalogIo(lang: ReadSignal<Lang>, scenario: RwSignal<Scenario>) -> impl I
         input.set_value("");
         spawn_local(async move {
             let name = file.name();
-            let provider = name
-                .split(['-', '_', '.'])
-                .next()
-                .unwrap_or("imported")
-                .to_owned();
+            let lang = lang.get_untracked();
             let Some(text) = JsFuture::from(file.text())
                 .await
                 .ok()
                 .and_then(|v| v.as_string())
             else {
-                report.set(vec![format!(
-                    "{name}: {}",
-                    lang.get_untracked().texts().file_unreadable
-                )]);
+                report.set(vec![format!("{name}: {}", lang.texts().file_unreadable)]);
                 return;
             };
-            match import_any(&text, &provider) {
-                Err(e) => report.set(vec![format!("{name}: {e}")]),
-                Ok((catalog, import)) => {
-                    let mut lines = Vec::new();
-                    let mut added = 0;
-                    scenario.update(|s| {
-                        for o in catalog.offers {
-                            let taken = s.edits.added.iter().any(|x| x.id == o.id)
-                                || default_catalog().offers.iter().any(|x| x.id == o.id);
-                            if taken {
-                                lines.push(format!(
-                                    "{}: {}",
-                                    o.id,
-                                    t(lang.get_untracked(), "id_taken")
-                                ));
-                            } else {
-                                s.edits.added.push(o);
-                                added += 1;
-                            }
-                        }
-                    });
-                    lines.insert(
-                        0,
-                        format!(
-                            "{name}: {added} {}",
-                            t(lang.get_untracked(), "imported_offers")
-                        ),
-                    );
-                    if let Some(r) = import {
-                        for s in r.skipped.iter().chain(&r.spot_ignored) {
-                            lines.push(format!("line {} {}: {}", s.line, s.instance, s.reason));
-                        }
-                    }
-                    report.set(lines);
-                }
-            }
+            report.set(
+                import_catalog(name, text, lang, scenario)
+                    .await
+                    .unwrap_or_else(|_| vec![t(lang, "chunk_failed").to_owned()]),
+            );
         });
     };
     let export = move |json: bool| {
-        let catalog = scenario.with_untracked(|s| s.catalog(default_catalog()));
-        if json {
-            download(
-                "gpufare-catalog.json",
-                "application/json",
-                &catalog_to_json(&catalog),
-            );
-        } else {
-            download("gpufare-catalog.csv", "text/csv", &catalog_to_csv(&catalog));
-        }
+        let s = scenario.get_untracked();
+        spawn_local(async move {
+            if save_catalog(json, s).await.is_err() {
+                report.set(vec![t(lang.get_untracked(), "chunk_failed").to_owned()]);
+            }
+        });
     };
     view! {
         <div class="catalog-io">

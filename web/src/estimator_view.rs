@@ -9,7 +9,7 @@ use gpufare_core::workload::{estimate, task_fields};
 use leptos::prelude::*;
 use rust_decimal::Decimal;
 
-use crate::fields::{Disclosure, NumField};
+use crate::fields::{Disclosure, NumField, lazy_view};
 use crate::i18n::Lang;
 use crate::words::t;
 
@@ -28,9 +28,30 @@ fn method_name(lang: Lang, m: QuickMethod) -> &'static str {
     }
 }
 
-/// The estimator panel.
+/// The estimator panel, closed at first; what it holds is in a chunk of the site fetched when it
+/// is first opened.
 #[component]
 pub fn Estimator(lang: ReadSignal<Lang>, scenario: RwSignal<Scenario>) -> impl IntoView {
+    view! {
+        <Disclosure id="estimator" class="estimator" summary=Signal::derive(move || t(lang.get(), "estimator").to_owned())>
+            {move || lazy_view(lang, estimator_panel(lang, scenario))}
+        </Disclosure>
+    }
+}
+
+/// The estimator's content, from its chunk; the error is that chunk failing to load.
+#[leptos::wasm_split::wasm_split(estimator, wasm_split_path = ::leptos::wasm_split, fallible)]
+fn estimator_panel(
+    lang: ReadSignal<Lang>,
+    scenario: RwSignal<Scenario>,
+) -> Result<ViewFn, leptos::wasm_split::SplitLoaderError> {
+    Ok(ViewFn::from(move || {
+        estimator_body(lang, scenario).into_any()
+    }))
+}
+
+/// Model and method in, VRAM breakdown and work out, and the button that copies them into the task.
+fn estimator_body(lang: ReadSignal<Lang>, scenario: RwSignal<Scenario>) -> impl IntoView {
     let input = RwSignal::new(QuickLlm {
         model: "llama-3-8b".to_owned(),
         method: QuickMethod::Qlora,
@@ -53,7 +74,6 @@ pub fn Estimator(lang: ReadSignal<Lang>, scenario: RwSignal<Scenario>) -> impl I
             .max(1)
     };
     view! {
-        <Disclosure id="estimator" class="estimator" summary=Signal::derive(move || t(lang.get(), "estimator").to_owned())>
             <div class="grid2">
                 <div class="field">
                     <label for="est-model">{move || t(lang.get(), "est_model")}</label>
@@ -103,6 +123,5 @@ pub fn Estimator(lang: ReadSignal<Lang>, scenario: RwSignal<Scenario>) -> impl I
                     }.into_any()
                 }
             }}
-        </Disclosure>
     }
 }

@@ -7,6 +7,7 @@ use gpufare_core::export::{budget, budget_csv, budget_json, budget_markdown};
 use gpufare_core::plan::PlanResult;
 use gpufare_core::scenario::Scenario;
 use leptos::prelude::*;
+use leptos::task::spawn_local;
 use wasm_bindgen::JsCast;
 
 use crate::i18n::Lang;
@@ -38,6 +39,38 @@ pub fn download(name: &str, mime: &str, text: &str) {
     let _ = web_sys::Url::revoke_object_url(&url);
 }
 
+/// The files the export bar saves.
+#[derive(Clone, Copy)]
+pub enum Format {
+    Json,
+    Csv,
+    Markdown,
+}
+
+/// Builds the budget of `result` and saves it as a file. It lives in a chunk of the site that is
+/// fetched the first time a budget is saved, not with the first page load; the error is that
+/// chunk failing to load.
+#[leptos::wasm_split::wasm_split(exports, wasm_split_path = ::leptos::wasm_split, fallible)]
+fn save_budget(
+    format: Format,
+    scenario: Scenario,
+    result: PlanResult,
+) -> Result<(), leptos::wasm_split::SplitLoaderError> {
+    let catalog = scenario.catalog(default_catalog());
+    let mut b = budget(&result, &scenario.task, &catalog);
+    b.scenario = Some(scenario);
+    match format {
+        Format::Json => download("gpufare-budget.json", "application/json", &budget_json(&b)),
+        Format::Csv => download("gpufare-budget.csv", "text/csv", &budget_csv(&b)),
+        Format::Markdown => download(
+            "gpufare-budget.md",
+            "text/markdown",
+            &budget_markdown(&b, 15),
+        ),
+    }
+    Ok(())
+}
+
 /// The export bar under the recommendation.
 #[component]
 pub fn ExportBar(
@@ -45,21 +78,24 @@ pub fn ExportBar(
     scenario: RwSignal<Scenario>,
     plan: Memo<Result<PlanResult, String>>,
 ) -> impl IntoView {
-    let make = move || {
-        let result = plan.get_untracked().ok()?;
+    let failed = RwSignal::new(false);
+    let save = move |format: Format| {
+        let Ok(result) = plan.get_untracked() else {
+            return;
+        };
         let s = scenario.get_untracked();
-        let catalog = s.catalog(default_catalog());
-        let mut b = budget(&result, &s.task, &catalog);
-        b.scenario = Some(s);
-        Some(b)
+        spawn_local(async move {
+            failed.set(save_budget(format, s, result).await.is_err());
+        });
     };
     view! {
         <div class="exports" role="group" aria-label=move || t(lang.get(), "export")>
             <span>{move || t(lang.get(), "export")}": "</span>
-            <button type="button" id="export-json" on:click=move |_| if let Some(b) = make() { download("gpufare-budget.json", "application/json", &budget_json(&b)) }>"JSON"</button>
-            <button type="button" id="export-csv" on:click=move |_| if let Some(b) = make() { download("gpufare-budget.csv", "text/csv", &budget_csv(&b)) }>"CSV"</button>
-            <button type="button" id="export-md" on:click=move |_| if let Some(b) = make() { download("gpufare-budget.md", "text/markdown", &budget_markdown(&b, 15)) }>"Markdown"</button>
+            <button type="button" id="export-json" on:click=move |_| save(Format::Json)>"JSON"</button>
+            <button type="button" id="export-csv" on:click=move |_| save(Format::Csv)>"CSV"</button>
+            <button type="button" id="export-md" on:click=move |_| save(Format::Markdown)>"Markdown"</button>
             <button type="button" id="print" on:click=move |_| { if let Some(w) = web_sys::window() { let _ = w.print(); } }>{move || t(lang.get(), "print")}</button>
+            {move || failed.get().then(|| view! { <p class="field-error" role="alert">{move || t(lang.get(), "chunk_failed")}</p> })}
         </div>
     }
 }

@@ -136,7 +136,8 @@ pub fn Disclosure(
     let opened = RwSignal::new(false);
     let node = NodeRef::<leptos::html::Details>::new();
     let on_toggle = move |_| {
-        if node.get().is_some_and(|d| d.open()) {
+        // Set once: setting it again would rebuild the panel and lose what was typed in it.
+        if !opened.get_untracked() && node.get().is_some_and(|d| d.open()) {
             opened.set(true);
         }
     };
@@ -146,4 +147,24 @@ pub fn Disclosure(
             {move || opened.get().then(|| children())}
         </details>
     }
+}
+
+/// The view a lazily loaded chunk of the site builds: nothing while the chunk loads, then the
+/// view, or a message beside the panel if the chunk cannot be fetched.
+pub fn lazy_view(
+    lang: ReadSignal<Lang>,
+    load: impl std::future::Future<Output = Result<ViewFn, leptos::wasm_split::SplitLoaderError>>
+    + 'static,
+) -> AnyView {
+    let slot = RwSignal::new(None::<Option<ViewFn>>);
+    leptos::task::spawn_local(async move { slot.set(Some(load.await.ok())) });
+    (move || match slot.get() {
+        None => ().into_any(),
+        Some(Some(view)) => view.run(),
+        Some(None) => view! {
+            <p class="field-error" role="alert">{move || crate::words::t(lang.get(), "chunk_failed")}</p>
+        }
+        .into_any(),
+    })
+    .into_any()
 }

@@ -99,13 +99,30 @@ fn files_of(list: Option<web_sys::FileList>) -> Vec<web_sys::File> {
         .unwrap_or_default()
 }
 
-/// The profile card.
+/// The profile card. The picker is part of the first page load; reading, analysing and showing
+/// profiles live in a chunk of the site fetched when the first file is chosen.
 #[component]
 pub fn ProfileViewer(lang: ReadSignal<Lang>, scenario: RwSignal<Scenario>) -> impl IntoView {
-    let machines = RwSignal::new(Vec::<Arc<Machine>>::new());
-    let errors = RwSignal::new(Vec::<(String, LoadError)>::new());
+    let panel = RwSignal::new(None::<ViewFn>);
+    let failed = RwSignal::new(false);
     let t_ = move || lang.get().texts();
 
+    let open = move |files: Vec<web_sys::File>| {
+        if files.is_empty() {
+            return;
+        }
+        spawn_local(async move {
+            match open_profiles(files, lang, scenario).await {
+                Ok(view) => {
+                    failed.set(false);
+                    if let Some(view) = view {
+                        panel.set(Some(view));
+                    }
+                }
+                Err(_) => failed.set(true),
+            }
+        });
+    };
     let on_change = move |ev: leptos::ev::Event| {
         let Some(input) = ev
             .target()
@@ -116,12 +133,11 @@ pub fn ProfileViewer(lang: ReadSignal<Lang>, scenario: RwSignal<Scenario>) -> im
         let files = files_of(input.files());
         // Clear the picker so choosing the same file again is noticed (and reported as a duplicate).
         input.set_value("");
-        spawn_local(read_files(files, machines, errors));
+        open(files);
     };
     let on_drop = move |ev: leptos::ev::DragEvent| {
         ev.prevent_default();
-        let files = files_of(ev.data_transfer().and_then(|d| d.files()));
-        spawn_local(read_files(files, machines, errors));
+        open(files_of(ev.data_transfer().and_then(|d| d.files())));
     };
 
     view! {
@@ -139,6 +155,49 @@ pub fn ProfileViewer(lang: ReadSignal<Lang>, scenario: RwSignal<Scenario>) -> im
                 />
                 <span class="hint" id="profile-hint">{move || t_().profile_hint}</span>
             </div>
+            {move || failed.get().then(|| view! { <p class="field-error" role="alert">{move || t(lang.get(), "chunk_failed")}</p> })}
+            {move || panel.get().map(|view| view.run())}
+        </section>
+    }
+}
+
+/// The loaded profiles and the files refused, for the page's lifetime.
+type Loaded = (
+    RwSignal<Vec<Arc<Machine>>>,
+    RwSignal<Vec<(String, LoadError)>>,
+);
+
+thread_local! {
+    static LOADED: std::cell::Cell<Option<Loaded>> = const { std::cell::Cell::new(None) };
+}
+
+/// Reads `files` into the profile card. The first call also returns the view of what was
+/// loaded, for the card to show from then on; later calls add to it. The error is the chunk
+/// holding this code failing to load.
+#[leptos::wasm_split::wasm_split(profiles, wasm_split_path = ::leptos::wasm_split, fallible)]
+fn open_profiles(
+    files: Vec<web_sys::File>,
+    lang: ReadSignal<Lang>,
+    scenario: RwSignal<Scenario>,
+) -> Result<Option<ViewFn>, leptos::wasm_split::SplitLoaderError> {
+    let (view, (machines, errors)) = match LOADED.get() {
+        Some(loaded) => (None, loaded),
+        None => {
+            let loaded = (RwSignal::new(Vec::new()), RwSignal::new(Vec::new()));
+            LOADED.set(Some(loaded));
+            (Some(loaded_view(lang, scenario, loaded)), loaded)
+        }
+    };
+    spawn_local(read_files(files, machines, errors));
+    Ok(view)
+}
+
+/// What the profile card shows under its picker: refused files, the latest profile's summary
+/// and the comparison of all of them.
+fn loaded_view(lang: ReadSignal<Lang>, scenario: RwSignal<Scenario>, loaded: Loaded) -> ViewFn {
+    let (machines, errors) = loaded;
+    ViewFn::from(move || {
+        view! {
             {move || {
                 let lang = lang.get();
                 errors
@@ -157,8 +216,9 @@ pub fn ProfileViewer(lang: ReadSignal<Lang>, scenario: RwSignal<Scenario>) -> im
             }}
             {move || machines.with(|m| m.last().cloned()).map(|m| summary(lang.get(), &m.file_name, &m.profile))}
             {move || (!machines.with(Vec::is_empty)).then(|| view! { <Compare lang=lang machines=machines scenario=scenario /> })}
-        </section>
-    }
+        }
+        .into_any()
+    })
 }
 
 fn level_class(level: Level) -> &'static str {

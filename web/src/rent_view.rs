@@ -7,9 +7,20 @@ use leptos::prelude::*;
 
 use crate::i18n::{self, Lang};
 
-/// The calculator card. All arithmetic and checking is `PayAsYouGoForm::evaluate` in core.
+/// The calculator card, in a chunk of the site fetched when its panel is first opened.
 #[component]
 pub fn RentCalculator(lang: ReadSignal<Lang>) -> impl IntoView {
+    crate::fields::lazy_view(lang, rent_panel(lang))
+}
+
+/// The calculator, from its chunk; the error is that chunk failing to load.
+#[leptos::wasm_split::wasm_split(rent, wasm_split_path = ::leptos::wasm_split, fallible)]
+fn rent_panel(lang: ReadSignal<Lang>) -> Result<ViewFn, leptos::wasm_split::SplitLoaderError> {
+    Ok(ViewFn::from(move || rent_body(lang).into_any()))
+}
+
+/// Five inputs and one figure. All arithmetic and checking is `PayAsYouGoForm::evaluate` in core.
+fn rent_body(lang: ReadSignal<Lang>) -> impl IntoView {
     let form = RwSignal::new(PayAsYouGoForm {
         hours: "10".to_owned(),
         price_per_hour: "1.80".to_owned(),

@@ -277,6 +277,11 @@ const LABELS: &[(&str, &str, &str)] = &[
     ("export", "Export the budget", "导出预算"),
     ("print", "Print", "打印"),
     (
+        "chunk_failed",
+        "This part of the site could not be loaded. Check the connection and try again.",
+        "网站的这一部分未能加载。请检查网络连接后重试。",
+    ),
+    (
         "estimator",
         "Estimate VRAM and work from a model",
         "根据模型估算显存和工作量",

@@ -9,6 +9,90 @@ use wasm_bindgen_cli_support::Bindgen;
 
 use crate::{cargo, prereq, run_cmd};
 
+/// The flags of every release wasm build: the `erase_components` cfg of `.cargo/config.toml`
+/// (an environment variable replaces that list, so it is repeated here), and relocations kept
+/// in the linked wasm, which the splitter needs to move functions and data between modules.
+const RUSTFLAGS: &str = "--cfg erase_components -Clink-arg=--emit-relocs";
+
+/// Splits the linked wasm at its `#[wasm_split]` points: the first module (returned, still to
+/// go through wasm-bindgen) and, written into `out`, one wasm file per lazily loaded chunk and
+/// the `__wasm_split.js` that fetches them on first use.
+fn split(wasm: &Path, out: &Path) -> Result<(std::path::PathBuf, Vec<String>)> {
+    let input = fs::read(wasm).with_context(|| format!("cannot read {}", wasm.display()))?;
+    let first = wasm.with_extension("first.wasm");
+    let mut options = wasm_split_cli_support::Options::new(&input);
+    options.output_dir = out;
+    options.main_out_path = &first;
+    options.main_module = "./gpufare_web.js";
+    let link = format!("./{}", options_link_file());
+    options.link_name = &link;
+    let done = wasm_split_cli_support::transform(options)
+        .map_err(|e| anyhow::anyhow!("{e:?}"))
+        .with_context(|| format!("cannot split {}", wasm.display()))?;
+    let mut chunks = vec![options_link_file()];
+    for chunk in &done.split_modules {
+        // GPUFARE_KEEP_NAMES=1 keeps function names, as for the first module.
+        if std::env::var_os("GPUFARE_KEEP_NAMES").is_none() {
+            strip_names(chunk)?;
+        }
+        let size = fs::metadata(chunk).map(|m| m.len()).unwrap_or(0);
+        eprintln!(
+            "==> lazily loaded chunk {} ({} KiB)",
+            chunk.display(),
+            size / 1024
+        );
+        let name = chunk.file_name().and_then(|n| n.to_str());
+        chunks.push(name.context("a chunk's file name is not UTF-8")?.to_owned());
+    }
+    chunks.sort();
+    Ok((first, chunks))
+}
+
+/// Drops the function-name and producer sections from a chunk the splitter wrote (wasm-bindgen
+/// does this for the first module): they are for debugging only and were half of its bytes.
+fn strip_names(chunk: &Path) -> Result<()> {
+    let bytes = fs::read(chunk).with_context(|| format!("cannot read {}", chunk.display()))?;
+    let mut module = wasm_encoder::Module::new();
+    for payload in wasmparser::Parser::new(0).parse_all(&bytes) {
+        let payload = payload.with_context(|| format!("{} is not valid wasm", chunk.display()))?;
+        if let wasmparser::Payload::CustomSection(custom) = &payload
+            && matches!(custom.name(), "name" | "producers")
+        {
+            continue;
+        }
+        if let Some((id, range)) = payload.as_section() {
+            let (start, end) = (usize::try_from(range.start)?, usize::try_from(range.end)?);
+            module.section(&wasm_encoder::RawSection {
+                id,
+                data: &bytes[start..end],
+            });
+        }
+    }
+    fs::write(chunk, module.finish()).with_context(|| format!("cannot write {}", chunk.display()))
+}
+
+/// The loader script the split wasm imports.
+fn options_link_file() -> String {
+    "__wasm_split.js".to_owned()
+}
+
+/// Lists `chunks` in the service worker's `CHUNKS`, so it keeps them for offline use too.
+fn list_chunks_in_worker(sw: &Path, chunks: &[String]) -> Result<()> {
+    let text = fs::read_to_string(sw).with_context(|| format!("cannot read {}", sw.display()))?;
+    let marker = "const CHUNKS = [];";
+    anyhow::ensure!(text.contains(marker), "{} lacks `{marker}`", sw.display());
+    let list = chunks
+        .iter()
+        .map(|c| format!("'{c}'"))
+        .collect::<Vec<_>>()
+        .join(", ");
+    fs::write(
+        sw,
+        text.replace(marker, &format!("const CHUNKS = [{list}];")),
+    )
+    .with_context(|| format!("cannot write {}", sw.display()))
+}
+
 /// Builds the release site into `out`, replacing what was there.
 pub fn build(root: &Path, out: &Path) -> Result<()> {
     let args = [
@@ -34,8 +118,10 @@ pub fn build(root: &Path, out: &Path) -> Result<()> {
                 ])
                 .env(
                     "CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_RUSTFLAGS",
-                    "--cfg erase_components -Zunstable-options -Cpanic=immediate-abort \
-                     -Zlocation-detail=none",
+                    format!(
+                        "{RUSTFLAGS} -Zunstable-options -Cpanic=immediate-abort \
+                         -Zlocation-detail=none"
+                    ),
                 )
                 // The stable cargo that runs xtask leaves its own paths behind; drop them.
                 .env_remove("RUSTC")
@@ -64,7 +150,11 @@ pub fn build(root: &Path, out: &Path) -> Result<()> {
     };
     if !sized {
         prereq::wasm_target()?;
-        run_cmd(cargo().args(args))?;
+        run_cmd(
+            cargo()
+                .args(args)
+                .env("CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_RUSTFLAGS", RUSTFLAGS),
+        )?;
     }
     let target_dir = std::env::var_os("CARGO_TARGET_DIR")
         .map(std::path::PathBuf::from)
@@ -78,8 +168,11 @@ pub fn build(root: &Path, out: &Path) -> Result<()> {
             .with_context(|| format!("cannot clear {}", staging.display()))?;
     }
     fs::create_dir_all(&staging)?;
+    let (first, chunks) = split(&wasm, &staging)?;
     Bindgen::new()
-        .input_path(&wasm)
+        .input_path(&first)
+        // The chunks share the first module's memory, table and stack pointer through these.
+        .keep_lld_exports(true)
         .out_name("gpufare_web")
         .web(true)?
         // The library's default differs from the CLI's; without this init() gets no default URL.
@@ -91,6 +184,7 @@ pub fn build(root: &Path, out: &Path) -> Result<()> {
         .generate(&staging)
         .with_context(|| format!("wasm-bindgen failed on {}", wasm.display()))?;
     copy_dir(&root.join("public"), &staging)?;
+    list_chunks_in_worker(&staging.join("sw.js"), &chunks)?;
     for file in ["index.html", "main.js"] {
         fs::copy(root.join("web").join(file), staging.join(file))
             .with_context(|| format!("cannot copy web/{file}"))?;
