@@ -1,8 +1,8 @@
 // Measures the built site in headless Chromium: gzipped wasm size, time to the first interactive
 // render (navigation start -> the first frame painted with the recommendation) and the latency of a recompute
 // (an input event -> the recommendation updated), median of several edits.
-// Usage: node bench/site-metrics.mjs http://127.0.0.1:8080/ dist/   (after `cargo xtask serve`)
-import { readFileSync, readdirSync } from 'node:fs';
+// Usage: node bench/site-metrics.mjs [--link MBIT,RTT_MS] http://127.0.0.1:8080/ dist/   (after `cargo xtask serve`)
+import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { gzipSync } from 'node:zlib';
 import { join, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -10,7 +10,16 @@ import { createRequire } from 'node:module';
 
 const require = createRequire(join(dirname(fileURLToPath(import.meta.url)), '../tests/e2e/package.json'));
 const { chromium } = require('playwright-core');
-const [url = 'http://127.0.0.1:8080/', dist = 'dist'] = process.argv.slice(2);
+const args = process.argv.slice(2);
+// `--link MBIT,RTT_MS` loads the page over an emulated link (Chromium's network throttling) instead
+// of bare loopback, where the download takes almost no time and only compiling and rendering count.
+const linkAt = args.indexOf('--link');
+const link = linkAt >= 0 ? args.splice(linkAt, 2)[1].split(',').map(Number) : null;
+if (link && (link.length !== 2 || link.some((x) => !(x > 0)))) {
+  console.error('--link wants MBIT,RTT_MS, for example --link 10,40');
+  process.exit(2);
+}
+const [url = 'http://127.0.0.1:8080/', dist = 'dist'] = args;
 
 const wasm = readFileSync(join(dist, 'gpufare_web_bg.wasm'));
 const js = readFileSync(join(dist, 'gpufare_web.js'));
@@ -25,7 +34,10 @@ for (const name of chunks) {
   chunkTotal += bytes;
   console.log(`  chunk ${name}: gzipped ${kb(bytes)} KiB`);
 }
-console.log(`chunks loaded on first use: ${chunks.length}, gzipped ${kb(chunkTotal)} KiB in all; loader js gzipped ${kb(gz(readFileSync(join(dist, '__wasm_split.js'))))} KiB`);
+// A build from before the split (or one made without it) has no chunks and no loader.
+const loader = join(dist, '__wasm_split.js');
+const loaderKb = existsSync(loader) ? kb(gz(readFileSync(loader))) : '0.0';
+console.log(`chunks loaded on first use: ${chunks.length}, gzipped ${kb(chunkTotal)} KiB in all; loader js gzipped ${loaderKb} KiB`);
 
 const browser = await chromium.launch({
   executablePath: process.env.CHROMIUM ?? '/usr/bin/chromium',
@@ -35,6 +47,16 @@ const firsts = [];
 const edits = [];
 for (let round = 0; round < 9; round++) {
   const page = await browser.newPage();
+  if (link) {
+    const cdp = await page.context().newCDPSession(page);
+    await cdp.send('Network.enable');
+    await cdp.send('Network.emulateNetworkConditions', {
+      offline: false,
+      latency: link[1],
+      downloadThroughput: (link[0] * 1e6) / 8,
+      uploadThroughput: (link[0] * 1e6) / 8,
+    });
+  }
   // Stamp from inside the page the first frame painted with the recommendation in it (a task
   // queued from the frame's requestAnimationFrame runs after that frame's paint), so the figure
   // does not include Playwright's polling and round trips.
@@ -64,5 +86,5 @@ for (let round = 0; round < 9; round++) {
 }
 await browser.close();
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
-console.log(`first interactive render: median ${median(firsts).toFixed(0)} ms (of ${firsts.map((x) => x.toFixed(0)).join(', ')})`);
+console.log(`first interactive render${link ? ` over a ${link[0]} Mbit/s link with ${link[1]} ms round trips` : ''}: median ${median(firsts).toFixed(0)} ms (of ${firsts.map((x) => x.toFixed(0)).join(', ')})`);
 console.log(`recompute after an edit: median ${median(edits).toFixed(1)} ms, max ${Math.max(...edits).toFixed(1)} ms (${edits.length} edits)`);

@@ -21,7 +21,9 @@ const USAGE: &str = "usage: cargo xtask <command>
 
 commands:
   dist  [--out DIR]            build the static site into DIR (default: dist/)
-  serve [--port N] [--no-build] build the site and serve it on http://127.0.0.1:N/ (default 8080)
+  serve [--port N] [--no-build] [--out DIR]
+                               build the site into DIR (default: dist/) and serve it on
+                               http://127.0.0.1:N/ (default 8080), gzipped as a web host would
   test                         install test prerequisites and run every test
   e2e [PATTERN]                only the browser tests (those whose name matches PATTERN)
   schemas                      regenerate the JSON Schemas in public/schema/ and examples/ from core";
@@ -54,7 +56,9 @@ fn run(args: &[String]) -> Result<()> {
                     .with_context(|| format!("--port {p}: not a port number"))?,
                 None => 8080,
             };
-            let out = root.join("dist");
+            let out = flag_value(args, "--out")
+                .map(PathBuf::from)
+                .unwrap_or_else(|| root.join("dist"));
             if !args.iter().any(|a| a == "--no-build") {
                 dist::build(&root, &out)?;
             }

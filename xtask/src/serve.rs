@@ -1,12 +1,19 @@
 //! A small static file server for `dist/`: GET and HEAD, correct MIME types (`.wasm` as
-//! `application/wasm`), no directory escapes, one thread per connection, loopback only.
+//! `application/wasm`), no directory escapes, one thread per connection, loopback only. Text and
+//! wasm go out gzipped when the browser accepts it, as any web host would send them, so the
+//! site's load times measured against this server count the bytes a visitor really downloads.
 
+use std::collections::HashMap;
 use std::fs;
 use std::io::{BufRead, BufReader, Write};
 use std::net::{SocketAddr, TcpListener, TcpStream};
 use std::path::{Component, Path, PathBuf};
+use std::sync::{Arc, Mutex, PoisonError};
 use std::thread;
-use std::time::Duration;
+use std::time::{Duration, SystemTime};
+
+use flate2::Compression;
+use flate2::write::GzEncoder;
 
 use anyhow::{Context, Result};
 
@@ -34,23 +41,36 @@ pub fn serve_forever(dir: &Path, port: u16) -> Result<()> {
     Ok(())
 }
 
+/// Gzipped bodies already made, by file, with the modification time they were made from.
+type GzipCache = Arc<Mutex<HashMap<PathBuf, (SystemTime, Arc<Vec<u8>>)>>>;
+
 fn accept_loop(listener: &TcpListener, dir: &Path) {
+    let cache = GzipCache::default();
     for stream in listener.incoming().flatten() {
         let dir = dir.to_path_buf();
+        let cache = Arc::clone(&cache);
         thread::spawn(move || {
-            let _ = handle(stream, &dir);
+            let _ = handle(stream, &dir, &cache);
         });
     }
 }
 
-fn handle(mut stream: TcpStream, dir: &Path) -> std::io::Result<()> {
+fn handle(mut stream: TcpStream, dir: &Path, cache: &GzipCache) -> std::io::Result<()> {
     stream.set_read_timeout(Some(Duration::from_secs(10)))?;
     let mut reader = BufReader::new(stream.try_clone()?);
     let mut request_line = String::new();
     reader.read_line(&mut request_line)?;
-    // Drain the headers; nothing in them changes the answer.
+    // Of the headers only Accept-Encoding changes the answer.
+    let mut accepts_gzip = false;
     let mut line = String::new();
     while reader.read_line(&mut line)? > 2 {
+        if let Some((name, value)) = line.split_once(':')
+            && name.trim().eq_ignore_ascii_case("accept-encoding")
+        {
+            accepts_gzip |= value
+                .split(',')
+                .any(|coding| coding.split(';').next().unwrap_or("").trim() == "gzip");
+        }
         line.clear();
     }
     let mut parts = request_line.split_whitespace();
@@ -73,8 +93,22 @@ fn handle(mut stream: TcpStream, dir: &Path) -> std::io::Result<()> {
             method == "GET",
         );
     };
+    let with_body = method == "GET";
+    if accepts_gzip
+        && compressible(&path)
+        && let Some(gzipped) = gzipped(cache, &path)
+    {
+        return respond_with(
+            &mut stream,
+            "200 OK",
+            mime(&path),
+            &gzipped,
+            with_body,
+            true,
+        );
+    }
     match fs::read(&path) {
-        Ok(body) => respond(&mut stream, "200 OK", mime(&path), &body, method == "GET"),
+        Ok(body) => respond(&mut stream, "200 OK", mime(&path), &body, with_body),
         Err(_) => respond(
             &mut stream,
             "404 Not Found",
@@ -118,6 +152,35 @@ fn mime(path: &Path) -> &'static str {
     }
 }
 
+/// Images are compressed already; everything else the site holds is text or wasm.
+fn compressible(path: &Path) -> bool {
+    !matches!(path.extension().and_then(|e| e.to_str()), Some("png"))
+}
+
+/// The file gzipped, made once per version of the file; `None` if it cannot be read.
+fn gzipped(cache: &GzipCache, path: &Path) -> Option<Arc<Vec<u8>>> {
+    let modified = fs::metadata(path).and_then(|m| m.modified()).ok()?;
+    let cached = |c: &GzipCache| {
+        c.lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .get(path)
+            .filter(|(made_from, _)| *made_from == modified)
+            .map(|(_, body)| Arc::clone(body))
+    };
+    if let Some(body) = cached(cache) {
+        return Some(body);
+    }
+    let raw = fs::read(path).ok()?;
+    let mut encoder = GzEncoder::new(Vec::with_capacity(raw.len() / 3), Compression::best());
+    encoder.write_all(&raw).ok()?;
+    let body = Arc::new(encoder.finish().ok()?);
+    cache
+        .lock()
+        .unwrap_or_else(PoisonError::into_inner)
+        .insert(path.to_path_buf(), (modified, Arc::clone(&body)));
+    Some(body)
+}
+
 fn respond(
     stream: &mut TcpStream,
     status: &str,
@@ -125,8 +188,24 @@ fn respond(
     body: &[u8],
     with_body: bool,
 ) -> std::io::Result<()> {
+    respond_with(stream, status, content_type, body, with_body, false)
+}
+
+fn respond_with(
+    stream: &mut TcpStream,
+    status: &str,
+    content_type: &str,
+    body: &[u8],
+    with_body: bool,
+    gzip: bool,
+) -> std::io::Result<()> {
+    let encoding = if gzip {
+        "Content-Encoding: gzip\r\n"
+    } else {
+        ""
+    };
     let head = format!(
-        "HTTP/1.1 {status}\r\nContent-Type: {content_type}\r\nContent-Length: {}\r\nCache-Control: no-cache\r\nX-Content-Type-Options: nosniff\r\nConnection: close\r\n\r\n",
+        "HTTP/1.1 {status}\r\nContent-Type: {content_type}\r\nContent-Length: {}\r\n{encoding}Vary: Accept-Encoding\r\nCache-Control: no-cache\r\nX-Content-Type-Options: nosniff\r\nConnection: close\r\n\r\n",
         body.len()
     );
     stream.write_all(head.as_bytes())?;
@@ -134,4 +213,63 @@ fn respond(
         stream.write_all(body)?;
     }
     stream.flush()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use flate2::read::GzDecoder;
+    use std::io::Read;
+
+    /// Sends one GET and returns the head (lower-cased) and the body as they came.
+    fn get(addr: SocketAddr, path: &str, accept_encoding: Option<&str>) -> (String, Vec<u8>) {
+        let mut stream = TcpStream::connect(addr).unwrap();
+        let extra = accept_encoding
+            .map(|v| format!("Accept-Encoding: {v}\r\n"))
+            .unwrap_or_default();
+        write!(stream, "GET {path} HTTP/1.1\r\nHost: x\r\n{extra}\r\n").unwrap();
+        let mut reply = Vec::new();
+        stream.read_to_end(&mut reply).unwrap();
+        let split = reply.windows(4).position(|w| w == b"\r\n\r\n").unwrap();
+        let head = String::from_utf8_lossy(&reply[..split]).to_lowercase();
+        (head, reply[split + 4..].to_vec())
+    }
+
+    #[test]
+    fn sends_gzip_only_to_browsers_that_accept_it_and_never_for_images() {
+        let dir = tempfile::tempdir().unwrap();
+        let wasm: Vec<u8> = (0..50_000u32)
+            .flat_map(|i| (i % 251).to_le_bytes())
+            .collect();
+        fs::write(dir.path().join("app.wasm"), &wasm).unwrap();
+        fs::write(dir.path().join("shot.png"), b"\x89PNG not really").unwrap();
+        let addr = spawn(dir.path(), 0).unwrap();
+
+        let (head, body) = get(addr, "/app.wasm", Some("br;q=1.0, gzip;q=0.8"));
+        assert!(head.contains("content-encoding: gzip"), "{head}");
+        assert!(head.contains("content-type: application/wasm"), "{head}");
+        assert!(body.len() < wasm.len() / 2, "{} bytes", body.len());
+        let mut unzipped = Vec::new();
+        GzDecoder::new(&body[..])
+            .read_to_end(&mut unzipped)
+            .unwrap();
+        assert_eq!(unzipped, wasm);
+
+        // Served again from the cache, the same bytes.
+        assert_eq!(get(addr, "/app.wasm", Some("gzip")).1, body);
+
+        for refused in [None, Some("br"), Some("gzipx, deflate")] {
+            let (head, body) = get(addr, "/app.wasm", refused);
+            assert!(!head.contains("content-encoding"), "{refused:?}: {head}");
+            assert_eq!(body, wasm, "{refused:?}");
+        }
+        let (head, body) = get(addr, "/shot.png", Some("gzip"));
+        assert!(!head.contains("content-encoding"), "{head}");
+        assert_eq!(body, b"\x89PNG not really");
+        assert!(
+            get(addr, "/../etc/passwd", Some("gzip"))
+                .0
+                .starts_with("http/1.1 404")
+        );
+    }
 }
