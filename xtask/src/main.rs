@@ -39,14 +39,19 @@ fn main() -> ExitCode {
     }
 }
 
+/// `--out DIR` of `dist` and `serve`: where the site is built (default: dist/).
+fn out_dir(args: &[String], root: &Path) -> PathBuf {
+    flag_value(args, "--out")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| root.join("dist"))
+}
+
 fn run(args: &[String]) -> Result<()> {
     let root = workspace_root();
     std::env::set_current_dir(&root).with_context(|| format!("cannot enter {}", root.display()))?;
     match args.first().map(String::as_str) {
         Some("dist") => {
-            let out = flag_value(args, "--out")
-                .map(PathBuf::from)
-                .unwrap_or_else(|| root.join("dist"));
+            let out = out_dir(args, &root);
             dist::build(&root, &out)
         }
         Some("serve") => {
@@ -56,9 +61,7 @@ fn run(args: &[String]) -> Result<()> {
                     .with_context(|| format!("--port {p}: not a port number"))?,
                 None => 8080,
             };
-            let out = flag_value(args, "--out")
-                .map(PathBuf::from)
-                .unwrap_or_else(|| root.join("dist"));
+            let out = out_dir(args, &root);
             if !args.iter().any(|a| a == "--no-build") {
                 dist::build(&root, &out)?;
             }

@@ -82,23 +82,25 @@ fn handle(mut stream: TcpStream, dir: &Path, cache: &GzipCache) -> std::io::Resu
             "text/plain",
             b"method not allowed\n",
             true,
+            false,
         );
     }
+    let with_body = method == "GET";
     let Some(path) = resolve(dir, target) else {
         return respond(
             &mut stream,
             "404 Not Found",
             "text/plain",
             b"not found\n",
-            method == "GET",
+            with_body,
+            false,
         );
     };
-    let with_body = method == "GET";
     if accepts_gzip
         && compressible(&path)
         && let Some(gzipped) = gzipped(cache, &path)
     {
-        return respond_with(
+        return respond(
             &mut stream,
             "200 OK",
             mime(&path),
@@ -108,13 +110,14 @@ fn handle(mut stream: TcpStream, dir: &Path, cache: &GzipCache) -> std::io::Resu
         );
     }
     match fs::read(&path) {
-        Ok(body) => respond(&mut stream, "200 OK", mime(&path), &body, with_body),
+        Ok(body) => respond(&mut stream, "200 OK", mime(&path), &body, with_body, false),
         Err(_) => respond(
             &mut stream,
             "404 Not Found",
             "text/plain",
             b"not found\n",
-            method == "GET",
+            with_body,
+            false,
         ),
     }
 }
@@ -160,15 +163,14 @@ fn compressible(path: &Path) -> bool {
 /// The file gzipped, made once per version of the file; `None` if it cannot be read.
 fn gzipped(cache: &GzipCache, path: &Path) -> Option<Arc<Vec<u8>>> {
     let modified = fs::metadata(path).and_then(|m| m.modified()).ok()?;
-    let cached = |c: &GzipCache| {
-        c.lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .get(path)
-            .filter(|(made_from, _)| *made_from == modified)
-            .map(|(_, body)| Arc::clone(body))
-    };
-    if let Some(body) = cached(cache) {
-        return Some(body);
+    let cached = cache
+        .lock()
+        .unwrap_or_else(PoisonError::into_inner)
+        .get(path)
+        .filter(|(made_from, _)| *made_from == modified)
+        .map(|(_, body)| Arc::clone(body));
+    if cached.is_some() {
+        return cached;
     }
     let raw = fs::read(path).ok()?;
     let mut encoder = GzEncoder::new(Vec::with_capacity(raw.len() / 3), Compression::best());
@@ -181,17 +183,8 @@ fn gzipped(cache: &GzipCache, path: &Path) -> Option<Arc<Vec<u8>>> {
     Some(body)
 }
 
+/// Writes one response; `gzip` says the body is gzipped (sent with `Content-Encoding: gzip`).
 fn respond(
-    stream: &mut TcpStream,
-    status: &str,
-    content_type: &str,
-    body: &[u8],
-    with_body: bool,
-) -> std::io::Result<()> {
-    respond_with(stream, status, content_type, body, with_body, false)
-}
-
-fn respond_with(
     stream: &mut TcpStream,
     status: &str,
     content_type: &str,
