@@ -3,9 +3,10 @@
 //! `cargo bench -p gpufare-core --bench plan` (figures in the README's performance section).
 
 use criterion::{Criterion, criterion_group, criterion_main};
-use gpufare_core::catalog::default_catalog;
-use gpufare_core::plan::{PlanSettings, plan};
-use gpufare_core::task::parse_task;
+use gpufare_core::offers::default::default_catalog;
+use gpufare_core::plan::plan;
+use gpufare_core::plan::settings::PlanSettings;
+use gpufare_core::task::document::parse_task;
 
 fn bench(c: &mut Criterion) {
     let task = parse_task(include_str!("../../tests/golden/snapshot-task.json")).unwrap();

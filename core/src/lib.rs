@@ -1,44 +1,39 @@
 //! The pure model behind gpufare.
 //!
-//! Everything that decides a number lives here: money and its exact arithmetic, billing modes,
-//! offers and catalogs, tenancy and its slowdown distributions, the time and interruption model,
-//! total cost with time and risk, the decision with its reasons, break-even figures, the workload
-//! estimator (VRAM need and run time from a model preset), and the probe profile format with its
-//! parser. The crate does no I/O, reads no clock and no environment, and has no ambient
-//! randomness (see `clippy.toml` next to this crate), so the command-line tool and the
-//! WebAssembly site compute the very same figures from the same input.
+//! Everything that decides a number lives here, grouped by concern, each group importing only
+//! from the groups listed before it:
+//!
+//! 1. [`numbers`] — exact money, checked input, statistics, seeded random numbers;
+//! 2. [`hardware`] — the GPU spec table and PCIe facts;
+//! 3. [`offers`] — offers, catalogs, tenancy, billing, rent, catalog files;
+//! 4. [`task`] — the task document and its presets;
+//! 5. [`profile`] — the probe profile, its figures, verdicts and measured factors;
+//! 6. [`plan`] — feasibility, time and risk, total cost, the decision, the hybrid plan and the
+//!    break-even figures;
+//! 7. [`workload`] — VRAM and run time estimated from a model;
+//! 8. [`scenario`] — everything the site shows in one document, and share links;
+//! 9. [`export`] — budgets as JSON, CSV and Markdown, and their differences;
+//! 10. [`schema`] — the JSON Schemas of every document.
+//!
+//! The crate does no I/O, reads no clock and no environment, and has no ambient randomness (see
+//! `clippy.toml` next to this crate), so the command-line tool and the WebAssembly site compute
+//! the very same figures from the same input. `cargo xtask layers` checks the order above.
 
-pub mod analysis;
-pub mod billing;
-pub mod bottleneck;
-pub mod breakeven;
-pub mod catalog;
-pub mod cost;
-pub mod decision;
-pub mod evidence;
 pub mod export;
-pub mod figures;
-pub mod gpu;
-pub mod input;
-pub mod money;
+pub mod hardware;
+pub mod numbers;
+pub mod offers;
 pub mod plan;
-pub mod presets;
 pub mod profile;
-pub mod reason;
-pub mod risk;
-pub mod rng;
 pub mod scenario;
 pub mod schema;
-pub mod skypilot;
-pub mod stats;
 pub mod task;
-pub mod tenancy;
 pub mod workload;
 
-pub use billing::{
+pub use numbers::input::{InputError, parse_decimal};
+pub use numbers::money::{Currency, Money};
+pub use offers::billing::{
     BillingError, FormOutcome, Granularity, PayAsYouGo, PayAsYouGoForm, RentQuote,
     pay_as_you_go_rent,
 };
-pub use input::{InputError, parse_decimal};
-pub use money::{Currency, Money};
 pub use profile::{PROFILE_FORMAT_VERSION, Profile, ProfileError, parse_profile, profile_to_json};

@@ -11,12 +11,12 @@ pub const SCHEMAS: [&str; 6] = ["task", "catalog", "profile", "plan", "budget", 
 /// The JSON Schema of a document (`task`, `catalog`, `profile`, `plan`, `budget`, `scenario`).
 pub fn schema_json(name: &str) -> Option<String> {
     let schema = match name {
-        "task" => schema_for!(crate::task::TaskProfile),
-        "catalog" => schema_for!(crate::catalog::Catalog),
-        "profile" => schema_for!(crate::profile::Profile),
+        "task" => schema_for!(crate::task::document::TaskProfile),
+        "catalog" => schema_for!(crate::offers::catalog::Catalog),
+        "profile" => schema_for!(crate::profile::document::Profile),
         "plan" => schema_for!(crate::plan::PlanResult),
-        "budget" => schema_for!(crate::export::Budget),
-        "scenario" => schema_for!(crate::scenario::Scenario),
+        "budget" => schema_for!(crate::export::budget::Budget),
+        "scenario" => schema_for!(crate::scenario::document::Scenario),
         _ => return None,
     };
     serde_json::to_string_pretty(&schema).ok().map(|mut s| {

@@ -5,9 +5,12 @@
 
 use std::collections::BTreeMap;
 
-use gpufare_core::catalog::{CATALOG_FORMAT_VERSION, Catalog, Offer};
-use gpufare_core::plan::{OptionResult, PlanResult, PlanSettings, plan};
-use gpufare_core::task::TaskProfile;
+use gpufare_core::offers::catalog::{CATALOG_FORMAT_VERSION, Catalog};
+use gpufare_core::offers::offer::Offer;
+use gpufare_core::plan::option::OptionResult;
+use gpufare_core::plan::settings::PlanSettings;
+use gpufare_core::plan::{PlanResult, plan};
+use gpufare_core::task::document::TaskProfile;
 use serde::Deserialize;
 use serde_json::Value;
 

@@ -3,7 +3,7 @@
 //! The same file compiles for both targets; on wasm32 it runs under wasm-bindgen-test in headless
 //! Chromium, which proves the site computes what the CLI computes.
 
-use gpufare_core::billing::parse_run_hours;
+use gpufare_core::offers::billing::parse_run_hours;
 use gpufare_core::{
     BillingError, Currency, Granularity, PayAsYouGo, RentQuote, pay_as_you_go_rent,
 };

@@ -8,9 +8,10 @@
 // Regenerating the snapshot writes a file; the library itself does no I/O (core/clippy.toml).
 #![allow(clippy::disallowed_methods)]
 
-use gpufare_core::catalog::default_catalog;
-use gpufare_core::plan::{PlanSettings, plan};
-use gpufare_core::task::parse_task;
+use gpufare_core::offers::default::default_catalog;
+use gpufare_core::plan::plan;
+use gpufare_core::plan::settings::PlanSettings;
+use gpufare_core::task::document::parse_task;
 
 #[cfg(target_arch = "wasm32")]
 use wasm_bindgen_test::wasm_bindgen_test;

@@ -1,13 +1,17 @@
 //! Measured disk and network rates in the model: a profile's IO tests reach the offers it
 //! describes, and a task that reads or downloads data runs longer where IO is slow.
 
-use gpufare_core::catalog::{Catalog, IoRates, default_catalog};
-use gpufare_core::evidence::{apply, measured_factors};
-use gpufare_core::plan::{OptionResult, PlanSettings, plan};
-use gpufare_core::presets::preset;
-use gpufare_core::profile::parse_profile;
-use gpufare_core::reason::RuleId;
-use gpufare_core::task::TaskProfile;
+use gpufare_core::offers::catalog::Catalog;
+use gpufare_core::offers::default::default_catalog;
+use gpufare_core::offers::offer::IoRates;
+use gpufare_core::plan::option::OptionResult;
+use gpufare_core::plan::plan;
+use gpufare_core::plan::reason::RuleId;
+use gpufare_core::plan::settings::PlanSettings;
+use gpufare_core::profile::document::parse_profile;
+use gpufare_core::profile::evidence::{apply, measured_factors};
+use gpufare_core::task::document::TaskProfile;
+use gpufare_core::task::presets::preset;
 
 #[cfg(target_arch = "wasm32")]
 use wasm_bindgen_test::wasm_bindgen_test;

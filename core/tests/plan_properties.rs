@@ -1,10 +1,13 @@
 //! Invariants of the plan that must hold for every input, checked with proptest.
 #![cfg(not(target_arch = "wasm32"))]
 
-use gpufare_core::catalog::{Catalog, Offer, default_catalog};
-use gpufare_core::plan::{PlanSettings, plan};
-use gpufare_core::task::{Checkpoint, Sensitivity, TaskKind, TaskProfile};
-use gpufare_core::{Currency, money::Money};
+use gpufare_core::numbers::money::{Currency, Money};
+use gpufare_core::offers::catalog::Catalog;
+use gpufare_core::offers::default::default_catalog;
+use gpufare_core::offers::offer::Offer;
+use gpufare_core::plan::plan;
+use gpufare_core::plan::settings::PlanSettings;
+use gpufare_core::task::document::{Checkpoint, Sensitivity, TaskKind, TaskProfile};
 use proptest::prelude::*;
 use rust_decimal::Decimal;
 
@@ -132,7 +135,7 @@ proptest! {
         for o in &result.options {
             prop_assert!(o.total_expected.amount >= o.rent.amount);
             prop_assert!(o.hours_p90 + 1e-9 >= o.hours_p50);
-            if o.shared && o.slowdown.source == gpufare_core::tenancy::SlowdownSource::Assumed {
+            if o.shared && o.slowdown.source == gpufare_core::offers::tenancy::SlowdownSource::Assumed {
                 prop_assert!(o.slowdown.median >= dedicated_max);
             }
             if let Some(p) = o.deadline_miss_probability {

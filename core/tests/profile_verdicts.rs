@@ -1,8 +1,9 @@
 //! Verdicts on recorded-style profiles in `tests/profiles/` (built from documented public facts;
 //! each file says so) and on a real version-1 profile from a machine without a driver.
 
-use gpufare_core::analysis::{Level, VerdictKind, analyse};
-use gpufare_core::profile::parse_profile;
+use gpufare_core::profile::document::parse_profile;
+use gpufare_core::profile::verdict::{Level, VerdictKind};
+use gpufare_core::profile::verdicts::analyse;
 
 #[cfg(target_arch = "wasm32")]
 use wasm_bindgen_test::wasm_bindgen_test;

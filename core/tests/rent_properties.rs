@@ -72,7 +72,7 @@ proptest! {
     fn any_typed_text_gives_a_quote_or_an_error(hours in ".{0,24}", price in ".{0,24}", min in ".{0,12}") {
         // Never panics, whatever is typed.
         let plan = PayAsYouGo::parse(&price, Currency::Cny, Granularity::Minute, &min);
-        let hours = gpufare_core::billing::parse_run_hours(&hours);
+        let hours = gpufare_core::offers::billing::parse_run_hours(&hours);
         if let (Ok(plan), Ok(hours)) = (plan, hours) {
             let q = pay_as_you_go_rent(hours, &plan).unwrap();
             prop_assert!(q.rent.amount >= Decimal::ZERO);

@@ -36,18 +36,19 @@ fn checked_in_schemas_match_the_types() {
 #[test]
 fn example_task_files_match_the_presets() {
     let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples");
-    for id in gpufare_core::presets::PRESET_IDS {
+    for id in gpufare_core::task::presets::PRESET_IDS {
         let path = dir.join(format!("{id}.json"));
         let text = std::fs::read_to_string(&path).unwrap_or_default();
         let want = format!(
             "{}\n",
-            serde_json::to_string_pretty(&gpufare_core::presets::preset(id).unwrap()).unwrap()
+            serde_json::to_string_pretty(&gpufare_core::task::presets::preset(id).unwrap())
+                .unwrap()
         );
         assert!(
             text == want,
             "{} is out of date; run `cargo xtask schemas`",
             path.display()
         );
-        gpufare_core::task::parse_task(&text).unwrap();
+        gpufare_core::task::document::parse_task(&text).unwrap();
     }
 }

@@ -1,9 +1,10 @@
 //! Importing SkyPilot `vms.csv` fixtures (rows copied from the published catalogs, see
 //! `shared/docs/research/calculators.md` §1.3) with every quirk and skip reason checked.
 
-use gpufare_core::catalog::{BillingMode, validate_offer};
-use gpufare_core::skypilot::import_vms_csv;
-use gpufare_core::tenancy::Tenancy;
+use gpufare_core::offers::billing::BillingMode;
+use gpufare_core::offers::skypilot::import_vms_csv;
+use gpufare_core::offers::tenancy::Tenancy;
+use gpufare_core::offers::validate::validate_offer;
 
 #[cfg(target_arch = "wasm32")]
 use wasm_bindgen_test::wasm_bindgen_test;

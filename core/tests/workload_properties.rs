@@ -3,16 +3,18 @@
 //! tensor-parallel GPUs never need more per GPU; a larger need never fits an offer better.
 #![cfg(not(target_arch = "wasm32"))]
 
-use gpufare_core::catalog::default_catalog;
-use gpufare_core::plan::VramFit;
+use gpufare_core::offers::default::default_catalog;
+use gpufare_core::plan::feasibility::VramFit;
+use gpufare_core::plan::feasibility::vram_fit;
 use gpufare_core::workload::diffusion::{
     DiffusionModel, DiffusionTask, DiffusionWorkload, Generation, SdLoraTraining,
 };
-use gpufare_core::workload::llm::{
-    KvPrecision, LlmInference, LlmTask, LlmTraining, LlmWorkload, LoraTargets, Optimizer,
-    Precision, TrainingMethod, ZeroStage, llm_presets,
+use gpufare_core::workload::estimate::{Workload, estimate};
+use gpufare_core::workload::fit::fit_catalog;
+use gpufare_core::workload::llm::arch::{KvPrecision, LoraTargets, Precision, llm_presets};
+use gpufare_core::workload::llm::setup::{
+    LlmInference, LlmTask, LlmTraining, LlmWorkload, Optimizer, TrainingMethod, ZeroStage,
 };
-use gpufare_core::workload::{Workload, estimate, fit_catalog, vram_fit};
 use proptest::prelude::*;
 
 fn vram(w: &Workload) -> f64 {

@@ -27,11 +27,14 @@
 use gpufare_core::workload::diffusion::{
     DiffusionModel, DiffusionTask, DiffusionWorkload, Generation, SdLoraTraining,
 };
-use gpufare_core::workload::llm::{
-    KvPrecision, LlmArch, LlmInference, LlmTask, LlmTraining, LlmWorkload, LoraTargets, Optimizer,
-    Precision, TrainingMethod, ZeroStage, find_llm_preset, llm_presets,
+use gpufare_core::workload::estimate::{Workload, estimate};
+use gpufare_core::workload::llm::arch::{
+    KvPrecision, LlmArch, LoraTargets, Precision, find_llm_preset, llm_presets,
 };
-use gpufare_core::workload::{CUDA_CONTEXT_GIB, GIB, MemoryEstimate, Workload, estimate};
+use gpufare_core::workload::llm::setup::{
+    LlmInference, LlmTask, LlmTraining, LlmWorkload, Optimizer, TrainingMethod, ZeroStage,
+};
+use gpufare_core::workload::types::{CUDA_CONTEXT_GIB, GIB, MemoryEstimate};
 
 /// Relative tolerance of a published-figure row.
 const TOLERANCE: f64 = 0.15;

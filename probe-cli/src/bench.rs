@@ -16,7 +16,8 @@ use cudarc::cublas::sys::cublasOperation_t;
 use cudarc::cublas::{CudaBlas, Gemm, GemmConfig};
 use cudarc::driver::CudaContext;
 use cudarc::driver::sys::CUevent_flags;
-use gpufare_core::profile::{GpuBenchmark, Series};
+use gpufare_core::profile::benchmark::GpuBenchmark;
+use gpufare_core::profile::sampling::Series;
 use half::f16;
 
 /// What to run.
@@ -97,7 +98,7 @@ fn measure(
             rates.push(plan.copy_bytes as f64 / (ms / 1e3) / 1e9);
         }
     }
-    out.h2d_gbs = gpufare_core::stats::summarize(&rates).map(|s| s.p50);
+    out.h2d_gbs = gpufare_core::numbers::stats::summarize(&rates).map(|s| s.p50);
     drop(device);
     drop(host);
 

@@ -3,8 +3,8 @@
 use std::path::PathBuf;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
-use gpufare_core::gpu::{find_gpu, gpu_specs};
-use gpufare_core::workload::llm::Precision;
+use gpufare_core::hardware::gpu::{find_gpu, gpu_specs};
+use gpufare_core::workload::llm::arch::Precision;
 
 /// Shared or dedicated GPU? Measure the machine, then price the choice.
 #[derive(Debug, Parser)]

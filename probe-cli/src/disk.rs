@@ -29,7 +29,7 @@ use std::time::Duration;
 #[cfg(not(target_os = "linux"))]
 use anyhow::Result;
 #[cfg(not(target_os = "linux"))]
-use gpufare_core::profile::DiskReport;
+use gpufare_core::profile::disk::DiskReport;
 
 /// What to run.
 #[derive(Debug, Clone)]
@@ -81,7 +81,8 @@ mod linux {
     use std::time::{Duration, Instant};
 
     use anyhow::{Context, Result, anyhow, bail};
-    use gpufare_core::profile::{DiskReport, DiskTest, Series};
+    use gpufare_core::profile::disk::{DiskReport, DiskTest};
+    use gpufare_core::profile::sampling::Series;
 
     use super::{DiskPlan, human_bytes};
     use crate::interrupt::{self, TempPath};
@@ -380,7 +381,7 @@ mod linux {
                 bytes: self.bytes,
                 mb_per_s: self.bytes as f64 / secs / 1e6,
                 iops: self.ios as f64 / secs,
-                latency_ms: gpufare_core::stats::summarize(&latencies),
+                latency_ms: gpufare_core::numbers::stats::summarize(&latencies),
                 window_mb_per_s: (!windows.is_empty()).then(|| Series::new(windows)),
             }
         }

@@ -10,20 +10,22 @@ use std::io::{self, Write};
 use anyhow::Result;
 use clap::CommandFactory;
 use clap::error::ErrorKind;
-use gpufare_core::catalog::default_catalog;
-use gpufare_core::gpu::{find_gpu, gpu_specs};
-use gpufare_core::plan::VramFit;
+use gpufare_core::hardware::gpu::{find_gpu, gpu_specs};
+use gpufare_core::offers::default::default_catalog;
+use gpufare_core::plan::feasibility::VramFit;
 use gpufare_core::workload::diffusion::{
     DiffusionModel, DiffusionTask, DiffusionWorkload, Generation, SdLoraTraining,
 };
-use gpufare_core::workload::llm::{
-    KvPrecision, LlmArch, LlmInference, LlmTask, LlmTraining, LlmWorkload, LoraTargets, Optimizer,
-    Precision, TrainingMethod, ZeroStage, find_llm_preset, llm_presets,
+use gpufare_core::workload::estimate::{Workload, estimate};
+use gpufare_core::workload::fit::{CatalogFit, OfferFit, fit_catalog};
+use gpufare_core::workload::llm::arch::{
+    KvPrecision, LlmArch, LoraTargets, Precision, find_llm_preset, llm_presets,
 };
-use gpufare_core::workload::{
-    CatalogFit, MemoryEstimate, OfferFit, RunTime, TaskFields, Workload, WorkloadError, estimate,
-    fit_catalog, run_time, run_times, task_fields,
+use gpufare_core::workload::llm::setup::{
+    LlmInference, LlmTask, LlmTraining, LlmWorkload, Optimizer, TrainingMethod, ZeroStage,
 };
+use gpufare_core::workload::throughput::{RunTime, TaskFields, run_time, run_times, task_fields};
+use gpufare_core::workload::types::{MemoryEstimate, WorkloadError};
 use serde_json::{Value, json};
 
 use crate::cli::{
@@ -599,8 +601,8 @@ fn report_table(r: &Report) -> String {
         );
         for t in &r.times {
             let bound = match t.bound {
-                gpufare_core::task::Bound::Compute => "compute",
-                gpufare_core::task::Bound::Memory => "memory",
+                gpufare_core::task::document::Bound::Compute => "compute",
+                gpufare_core::task::document::Bound::Memory => "memory",
             };
             let _ = writeln!(
                 s,

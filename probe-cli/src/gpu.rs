@@ -6,7 +6,7 @@
 //! `unsupported` list and its field left unknown. The sampling window and the snapshot go through
 //! the [`GpuSource`] trait, so the window logic is tested without a GPU.
 
-use gpufare_core::profile::{
+use gpufare_core::profile::gpu::{
     Clocks, DriverFacts, Ecc, GpuFacts, GpuProcess, MigDevice, PcieLink, Power,
 };
 use nvml_wrapper::Device;

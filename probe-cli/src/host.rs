@@ -1,6 +1,6 @@
 //! Host facts: CPU model, logical cores, RAM, operating system and kernel, via `sysinfo`.
 
-use gpufare_core::profile::HostFacts;
+use gpufare_core::profile::host::HostFacts;
 use sysinfo::{CpuRefreshKind, MemoryRefreshKind, RefreshKind, System};
 
 /// Reads the host facts. Values the OS does not give come back as `unknown`.

@@ -11,7 +11,7 @@
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
-use gpufare_core::profile::{HostLimits, LoadAverage};
+use gpufare_core::profile::host::{HostLimits, LoadAverage};
 
 /// A v1 memory limit at or above this is "no limit" (the kernel writes 2^63 rounded to a page).
 const V1_UNLIMITED: u64 = 1 << 60;

@@ -5,7 +5,7 @@
 use std::collections::BTreeMap;
 use std::path::Path;
 
-use gpufare_core::profile::SharingMarkers;
+use gpufare_core::profile::gpu::SharingMarkers;
 
 /// Variables recorded when set.
 const VARIABLES: &[&str] = &[

@@ -7,20 +7,23 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result};
 use gpufare_core::Currency;
-use gpufare_core::catalog::{
-    CATALOG_FORMAT_VERSION, Catalog, catalog_to_csv, catalog_to_json, default_catalog,
-    parse_catalog_csv, parse_catalog_json,
+use gpufare_core::export::budget::{Budget, budget, budget_json, parse_budget};
+use gpufare_core::export::csv::budget_csv;
+use gpufare_core::export::diff::{diff, diff_text};
+use gpufare_core::export::markdown::budget_markdown;
+use gpufare_core::numbers::money::group_thousands;
+use gpufare_core::offers::catalog::{
+    CATALOG_FORMAT_VERSION, Catalog, catalog_to_json, parse_catalog_json,
 };
-use gpufare_core::evidence::{apply, measured_factors};
-use gpufare_core::export::{
-    Budget, budget, budget_csv, budget_json, budget_markdown, diff, diff_text, parse_budget,
-};
-use gpufare_core::money::group_thousands;
-use gpufare_core::plan::{PlanSettings, plan};
-use gpufare_core::profile::parse_profile;
-use gpufare_core::scenario::{Scenario, parse_scenario};
-use gpufare_core::skypilot::import_vms_csv;
-use gpufare_core::task::{TaskProfile, parse_task};
+use gpufare_core::offers::csv::{catalog_to_csv, parse_catalog_csv};
+use gpufare_core::offers::default::default_catalog;
+use gpufare_core::offers::skypilot::import_vms_csv;
+use gpufare_core::plan::plan;
+use gpufare_core::plan::settings::PlanSettings;
+use gpufare_core::profile::document::parse_profile;
+use gpufare_core::profile::evidence::{apply, measured_factors};
+use gpufare_core::scenario::document::{Scenario, parse_scenario};
+use gpufare_core::task::document::{TaskProfile, parse_task};
 use rust_decimal::Decimal;
 
 use crate::output;
@@ -80,7 +83,7 @@ impl crate::cli::PlanArgs {
     pub fn request(&self) -> Result<PlanRequest> {
         let rate = match &self.rate {
             Some(r) => Some(
-                gpufare_core::input::parse_decimal(r, Decimal::from(1000))
+                gpufare_core::numbers::input::parse_decimal(r, Decimal::from(1000))
                     .ok()
                     .filter(|d| !d.is_zero())
                     .ok_or_else(|| {

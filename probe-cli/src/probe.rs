@@ -7,10 +7,11 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use anyhow::{Result, bail};
-use gpufare_core::analysis::analyse;
-use gpufare_core::profile::{
-    PROFILE_FORMAT_VERSION, Profile, SharingMarkers, TOOL_NAME, ToolInfo, profile_to_json,
+use gpufare_core::profile::document::{
+    PROFILE_FORMAT_VERSION, Profile, TOOL_NAME, ToolInfo, profile_to_json,
 };
+use gpufare_core::profile::gpu::SharingMarkers;
+use gpufare_core::profile::verdicts::analyse;
 
 use crate::interrupt::Interrupted;
 use crate::{bench, disk, gpu, host, limits, markers, net, output, sampling};

@@ -12,9 +12,11 @@ use std::sync::{Arc, Mutex, mpsc};
 use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result, bail};
-use gpufare_core::analysis::analyse;
-use gpufare_core::profile::{RunRecord, RunReport, Series, parse_profile, profile_to_json};
-use gpufare_core::stats::summarize;
+use gpufare_core::numbers::stats::summarize;
+use gpufare_core::profile::document::{parse_profile, profile_to_json};
+use gpufare_core::profile::run::{RunRecord, RunReport};
+use gpufare_core::profile::sampling::Series;
+use gpufare_core::profile::verdicts::analyse;
 use regex::Regex;
 
 use crate::gpu::{self, GpuSource};
@@ -448,7 +450,7 @@ pub fn run(options: &RunOptions) -> Result<()> {
 }
 
 /// A short summary on standard error.
-fn summary(profile: &gpufare_core::profile::Profile) {
+fn summary(profile: &gpufare_core::profile::document::Profile) {
     let Some(r) = &profile.runs else { return };
     let mut err = io::stderr().lock();
     if let Some(s) = r.wall_s.as_ref().and_then(|w| w.summary) {
@@ -471,7 +473,7 @@ fn summary(profile: &gpufare_core::profile::Profile) {
     if let Some(v) = profile
         .verdicts
         .iter()
-        .find(|v| v.kind == gpufare_core::analysis::VerdictKind::Bottleneck)
+        .find(|v| v.kind == gpufare_core::profile::verdict::VerdictKind::Bottleneck)
     {
         let evidence: Vec<String> = v
             .evidence

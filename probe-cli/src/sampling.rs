@@ -6,7 +6,7 @@
 use std::collections::BTreeMap;
 use std::time::{Duration, Instant};
 
-use gpufare_core::profile::{GpuSamples, SamplingWindow, Series};
+use gpufare_core::profile::sampling::{GpuSamples, SamplingWindow, Series};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
 use crate::gpu::{GpuSource, SampleRow};

@@ -9,7 +9,8 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 use std::time::{Duration, Instant};
 
-use gpufare_core::profile::{DiskReport, parse_profile};
+use gpufare_core::profile::disk::DiskReport;
+use gpufare_core::profile::document::parse_profile;
 
 fn gpufare(args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_gpufare"))

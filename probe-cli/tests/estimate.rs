@@ -2,13 +2,13 @@
 
 use std::process::{Command, Output};
 
-use gpufare_core::catalog::default_catalog;
-use gpufare_core::gpu::gpu_specs;
-use gpufare_core::workload::llm::{
-    LlmTask, LlmTraining, LlmWorkload, LoraTargets, Optimizer, Precision, TrainingMethod,
-    ZeroStage, find_llm_preset, llm_presets,
+use gpufare_core::hardware::gpu::gpu_specs;
+use gpufare_core::offers::default::default_catalog;
+use gpufare_core::workload::estimate::{Workload, estimate};
+use gpufare_core::workload::llm::arch::{LoraTargets, Precision, find_llm_preset, llm_presets};
+use gpufare_core::workload::llm::setup::{
+    LlmTask, LlmTraining, LlmWorkload, Optimizer, TrainingMethod, ZeroStage,
 };
-use gpufare_core::workload::{Workload, estimate};
 use serde_json::Value;
 
 fn gpufare(args: &[&str]) -> Output {

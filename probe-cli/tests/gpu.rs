@@ -4,7 +4,7 @@
 
 use std::process::Command;
 
-use gpufare_core::profile::parse_profile;
+use gpufare_core::profile::document::parse_profile;
 
 #[test]
 #[ignore = "needs an NVIDIA GPU and driver"]

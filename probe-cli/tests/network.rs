@@ -10,7 +10,8 @@ use std::process::{Child, Command, Output, Stdio};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use gpufare_core::profile::{Direction, NetworkReport, parse_profile};
+use gpufare_core::profile::document::parse_profile;
+use gpufare_core::profile::network::{Direction, NetworkReport};
 
 const IPERF3: &str = "/usr/bin/iperf3";
 

@@ -3,7 +3,7 @@
 use std::fs;
 use std::process::{Command, Output};
 
-use gpufare_core::profile::parse_profile;
+use gpufare_core::profile::document::parse_profile;
 
 fn gpufare(args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_gpufare"))

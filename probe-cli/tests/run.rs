@@ -5,8 +5,8 @@ use std::fs;
 use std::path::Path;
 use std::process::{Command, Output};
 
-use gpufare_core::analysis::VerdictKind;
-use gpufare_core::profile::{Profile, parse_profile};
+use gpufare_core::profile::document::{Profile, parse_profile};
+use gpufare_core::profile::verdict::VerdictKind;
 
 fn gpufare(args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_gpufare"))

@@ -2,9 +2,11 @@
 //! browser by core's importers; imported offers join the user's own quotes (with a report of the
 //! rows skipped and why); the current catalog downloads as CSV or JSON.
 
-use gpufare_core::catalog::{catalog_to_csv, catalog_to_json, default_catalog};
-use gpufare_core::scenario::Scenario;
-use gpufare_core::skypilot::import_any;
+use gpufare_core::offers::catalog::catalog_to_json;
+use gpufare_core::offers::csv::catalog_to_csv;
+use gpufare_core::offers::default::default_catalog;
+use gpufare_core::offers::skypilot::import_any;
+use gpufare_core::scenario::document::Scenario;
 use leptos::prelude::*;
 use leptos::task::spawn_local;
 use wasm_bindgen::JsCast;

@@ -1,8 +1,8 @@
 //! Charts drawn by the app as SVG (no chart library, no CDN): stacked cost bars, completion-time
 //! ranges and break-even lines. Each has a text title for screen readers.
 
-use gpufare_core::breakeven::Point;
-use gpufare_core::plan::OptionResult;
+use gpufare_core::plan::breakeven::Point;
+use gpufare_core::plan::option::OptionResult;
 use leptos::prelude::*;
 use rust_decimal::Decimal;
 

@@ -2,10 +2,11 @@
 //! breakdown and the work, and copy them into the task. All figures come from
 //! `gpufare_core::workload`.
 
-use gpufare_core::scenario::Scenario;
-use gpufare_core::workload::llm::llm_presets;
+use gpufare_core::scenario::document::Scenario;
+use gpufare_core::workload::estimate::estimate;
+use gpufare_core::workload::llm::arch::llm_presets;
 use gpufare_core::workload::quick::{QuickLlm, QuickMethod};
-use gpufare_core::workload::{estimate, task_fields};
+use gpufare_core::workload::throughput::task_fields;
 use leptos::prelude::*;
 use rust_decimal::Decimal;
 

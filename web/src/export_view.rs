@@ -2,10 +2,12 @@
 //! `gpufare_core::export` from the same plan the page shows and saved through a Blob; nothing is
 //! uploaded.
 
-use gpufare_core::catalog::default_catalog;
-use gpufare_core::export::{budget, budget_csv, budget_json, budget_markdown};
+use gpufare_core::export::budget::{budget, budget_json};
+use gpufare_core::export::csv::budget_csv;
+use gpufare_core::export::markdown::budget_markdown;
+use gpufare_core::offers::default::default_catalog;
 use gpufare_core::plan::PlanResult;
-use gpufare_core::scenario::Scenario;
+use gpufare_core::scenario::document::Scenario;
 use leptos::prelude::*;
 use leptos::task::spawn_local;
 use wasm_bindgen::JsCast;

@@ -1,7 +1,7 @@
 //! Form fields that keep what the person typed, check it with core's parser, and show the
 //! reason beside the field when it is refused (the model keeps its last good value).
 
-use gpufare_core::input::{InputError, parse_decimal};
+use gpufare_core::numbers::input::{InputError, parse_decimal};
 use leptos::prelude::*;
 use rust_decimal::Decimal;
 

@@ -2,7 +2,7 @@
 //! percentages with their units.
 
 use gpufare_core::Currency;
-use gpufare_core::money::{Money, group_thousands};
+use gpufare_core::numbers::money::{Money, group_thousands};
 use rust_decimal::Decimal;
 
 use crate::i18n::Lang;

@@ -2,7 +2,7 @@
 //!
 //! Core errors carry stable codes (`negative`, `newer_version`, ...); this module words them.
 
-use gpufare_core::profile::ProfileError;
+use gpufare_core::profile::document::ProfileError;
 use gpufare_core::{BillingError, Granularity, InputError};
 
 /// A language the site speaks.

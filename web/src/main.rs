@@ -19,7 +19,7 @@ mod state;
 mod task_form;
 mod words;
 
-use gpufare_core::catalog::default_catalog;
+use gpufare_core::offers::default::default_catalog;
 use gpufare_core::plan::PlanResult;
 use leptos::prelude::*;
 

@@ -2,13 +2,17 @@
 //! editable in place; the user's own quotes; provider discounts.
 
 use gpufare_core::Currency;
-use gpufare_core::billing::Granularity;
-use gpufare_core::catalog::{BillingMode, Catalog, Offer, Region, RegionClass, default_catalog};
-use gpufare_core::cost::{Context, term_hours, term_price};
-use gpufare_core::gpu::{find_gpu, gpu_specs};
-use gpufare_core::plan::ProviderDiscount;
-use gpufare_core::scenario::Scenario;
-use gpufare_core::tenancy::Tenancy;
+use gpufare_core::hardware::gpu::{find_gpu, gpu_specs};
+use gpufare_core::offers::billing::BillingMode;
+use gpufare_core::offers::billing::Granularity;
+use gpufare_core::offers::catalog::Catalog;
+use gpufare_core::offers::default::default_catalog;
+use gpufare_core::offers::offer::{Offer, Region, RegionClass};
+use gpufare_core::offers::rent::{term_hours, term_price};
+use gpufare_core::offers::tenancy::Tenancy;
+use gpufare_core::plan::context::Context;
+use gpufare_core::plan::settings::ProviderDiscount;
+use gpufare_core::scenario::document::Scenario;
 use leptos::prelude::*;
 use rust_decimal::Decimal;
 
@@ -234,13 +238,13 @@ fn Filters(
                     id="filter-region"
                     on:change=move |ev| {
                         let v = event_target_value(&ev);
-                        let class = classes.into_iter().find(|c| gpufare_core::cost::region_class_id(*c) == v);
+                        let class = classes.into_iter().find(|c| gpufare_core::plan::cost::region_class_id(*c) == v);
                         scenario.update(|s| s.filter.region_classes = class.into_iter().collect());
                     }
                 >
                     <option value="all" selected=move || scenario.with(|s| s.filter.region_classes.is_empty())>{move || t(lang.get(), "all")}</option>
                     {classes.into_iter().map(|c| view! {
-                        <option value=gpufare_core::cost::region_class_id(c) selected=move || scenario.with(|s| s.filter.region_classes == [c])>
+                        <option value=gpufare_core::plan::cost::region_class_id(c) selected=move || scenario.with(|s| s.filter.region_classes == [c])>
                             {move || words::region_class(lang.get(), c)}
                         </option>
                     }).collect_view()}

@@ -4,16 +4,17 @@
 //! assumptions. Files are read with the File API and parsed by `gpufare-core`; nothing is
 //! uploaded.
 
-use gpufare_core::analysis::{Level, Verdict, analyse};
-use gpufare_core::evidence::{MeasuredFactors, measured_factors};
-use gpufare_core::export::id_of;
-use gpufare_core::figures::{
+use gpufare_core::export::budget::id_of;
+use gpufare_core::numbers::money::group_thousands;
+use gpufare_core::numbers::rng::fnv1a;
+use gpufare_core::profile::document::{Profile, ProfileError, parse_profile};
+use gpufare_core::profile::evidence::{MeasuredFactors, measured_factors};
+use gpufare_core::profile::figures::{
     DiskFigures, GpuFigures, MachineFigures, NetworkFigures, machine_figures,
 };
-use gpufare_core::money::group_thousands;
-use gpufare_core::profile::{Profile, ProfileError, parse_profile};
-use gpufare_core::rng::fnv1a;
-use gpufare_core::scenario::Scenario;
+use gpufare_core::profile::verdict::{Level, Verdict};
+use gpufare_core::profile::verdicts::analyse;
+use gpufare_core::scenario::document::Scenario;
 use leptos::prelude::*;
 use leptos::task::spawn_local;
 use std::sync::Arc;
@@ -510,8 +511,8 @@ fn utilisation_chart(lang: Lang, machines: &[Arc<Machine>]) -> Option<AnyView> {
 fn box_chart(
     id: &'static str,
     title: &'static str,
-    rows: Vec<(String, gpufare_core::stats::Summary)>,
-    label: impl Fn(&gpufare_core::stats::Summary) -> String,
+    rows: Vec<(String, gpufare_core::numbers::stats::Summary)>,
+    label: impl Fn(&gpufare_core::numbers::stats::Summary) -> String,
 ) -> Option<AnyView> {
     if rows.is_empty() {
         return None;

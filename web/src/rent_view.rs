@@ -1,7 +1,7 @@
 //! The pay-as-you-go rent calculator: five inputs, one figure, recomputed on every keystroke.
 
-use gpufare_core::billing::seconds_as_hours;
-use gpufare_core::money::group_thousands;
+use gpufare_core::numbers::money::group_thousands;
+use gpufare_core::offers::billing::seconds_as_hours;
 use gpufare_core::{Currency, Granularity, PayAsYouGoForm};
 use leptos::prelude::*;
 

@@ -2,12 +2,13 @@
 //! the break-even figures, the security checklist and the assumptions. Everything shown comes
 //! from `gpufare_core::plan`; this module only lays it out.
 
-use gpufare_core::catalog::default_catalog;
-use gpufare_core::cost::required_controls;
-use gpufare_core::export::id_of;
-use gpufare_core::plan::{OptionResult, PlanResult};
-use gpufare_core::reason::Reason;
-use gpufare_core::scenario::Scenario;
+use gpufare_core::export::budget::id_of;
+use gpufare_core::offers::default::default_catalog;
+use gpufare_core::plan::PlanResult;
+use gpufare_core::plan::option::OptionResult;
+use gpufare_core::plan::reason::Reason;
+use gpufare_core::plan::security::required_controls;
+use gpufare_core::scenario::document::Scenario;
 use leptos::prelude::*;
 
 use crate::charts::{BreakEvenChart, CostBars, TimeRanges};

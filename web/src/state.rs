@@ -1,8 +1,9 @@
 //! Where the scenario lives between visits: the page's URL fragment (a share link) and
 //! localStorage. Nothing is sent anywhere; the fragment never leaves the browser.
 
-use gpufare_core::presets::preset;
-use gpufare_core::scenario::{Scenario, ScenarioError, decode_share, encode_share, parse_scenario};
+use gpufare_core::scenario::document::{Scenario, ScenarioError, parse_scenario};
+use gpufare_core::scenario::share::{decode_share, encode_share};
+use gpufare_core::task::presets::preset;
 
 /// The localStorage key of the saved scenario.
 pub const STORAGE_KEY: &str = "gpufare.scenario";

@@ -1,10 +1,12 @@
 //! The task and settings form. Every field writes straight into the scenario; core checks it.
 
 use gpufare_core::Currency;
-use gpufare_core::gpu::gpu_specs;
-use gpufare_core::presets::{PRESET_IDS, preset};
-use gpufare_core::scenario::Scenario;
-use gpufare_core::task::{Bound, Checkpoint, LatencyTarget, Prototype, Service, TaskKind};
+use gpufare_core::hardware::gpu::gpu_specs;
+use gpufare_core::scenario::document::Scenario;
+use gpufare_core::task::document::{
+    Bound, Checkpoint, LatencyTarget, Prototype, Service, TaskKind,
+};
+use gpufare_core::task::presets::{PRESET_IDS, preset};
 use leptos::prelude::*;
 use rust_decimal::Decimal;
 

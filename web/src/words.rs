@@ -1,13 +1,15 @@
 //! The site's vocabulary in both languages: labels (`t`), names of the model's enums, and the
 //! decision's reasons worded from their rule ids and parameters.
 
-use gpufare_core::analysis::{Level, VerdictKind};
-use gpufare_core::catalog::{BillingMode, RegionClass, SecurityControl};
-use gpufare_core::decision::{Choice, PhaseKind};
-use gpufare_core::plan::VramFit;
-use gpufare_core::reason::{Reason, RuleId};
-use gpufare_core::task::{Sensitivity, TaskKind};
-use gpufare_core::tenancy::{SlowdownSource, Tenancy};
+use gpufare_core::offers::billing::BillingMode;
+use gpufare_core::offers::offer::{RegionClass, SecurityControl};
+use gpufare_core::offers::tenancy::{SlowdownSource, Tenancy};
+use gpufare_core::plan::decision::Choice;
+use gpufare_core::plan::feasibility::VramFit;
+use gpufare_core::plan::hybrid::PhaseKind;
+use gpufare_core::plan::reason::{Reason, RuleId};
+use gpufare_core::profile::verdict::{Level, VerdictKind};
+use gpufare_core::task::document::{Sensitivity, TaskKind};
 
 use crate::i18n::Lang;
 

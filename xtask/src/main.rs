@@ -91,8 +91,8 @@ fn write_schemas(root: &Path) -> Result<()> {
     // One example task file per preset, so `gpufare plan --task examples/<preset>.json` works.
     let examples = root.join("examples");
     std::fs::create_dir_all(&examples)?;
-    for id in gpufare_core::presets::PRESET_IDS {
-        let task = gpufare_core::presets::preset(id).context("preset")?;
+    for id in gpufare_core::task::presets::PRESET_IDS {
+        let task = gpufare_core::task::presets::preset(id).context("preset")?;
         let path = examples.join(format!("{id}.json"));
         std::fs::write(&path, format!("{}\n", serde_json::to_string_pretty(&task)?))?;
         eprintln!("==> wrote {}", path.display());

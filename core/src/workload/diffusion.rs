@@ -46,11 +46,13 @@
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use super::llm::{MAX_WORK, Optimizer, Precision};
-use super::{
-    Breakdown, CUDA_CONTEXT_GIB, GIB, MemoryEstimate, WorkloadError, assumption, check, check_u32,
+use crate::task::document::TaskKind;
+use crate::workload::llm::arch::Precision;
+use crate::workload::llm::setup::{MAX_WORK, Optimizer};
+use crate::workload::types::{
+    Breakdown, CUDA_CONTEXT_GIB, GIB, MemoryEstimate, WorkloadError, assumption, check,
+    check_efficiency, check_u32,
 };
-use crate::task::TaskKind;
 
 /// A Stable Diffusion family model.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
@@ -291,7 +293,7 @@ impl DiffusionWorkload {
             DiffusionTask::LoraTraining(t) => {
                 check_u32("rank", t.rank, 1, 1024)?;
                 check("train_steps", t.steps, 0.0, MAX_WORK)?;
-                super::check_efficiency("mfu", t.mfu)?;
+                check_efficiency("mfu", t.mfu)?;
             }
         }
         Ok(())

@@ -9,21 +9,10 @@
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use crate::catalog::{Catalog, Offer};
-use crate::cost::VRAM_TIGHT_SHARE;
-use crate::plan::VramFit;
-use crate::tenancy::Tenancy;
-
-/// How a need of `need_gib` per GPU compares with `visible_gib` (the plan's rule).
-pub fn vram_fit(need_gib: f64, visible_gib: f64) -> VramFit {
-    if need_gib > visible_gib || need_gib.is_nan() {
-        VramFit::Oom
-    } else if need_gib > VRAM_TIGHT_SHARE * visible_gib {
-        VramFit::Tight
-    } else {
-        VramFit::Fits
-    }
-}
+use crate::offers::catalog::Catalog;
+use crate::offers::offer::Offer;
+use crate::offers::tenancy::Tenancy;
+use crate::plan::feasibility::{VramFit, vram_fit};
 
 /// One offer's fit.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
@@ -126,7 +115,7 @@ pub fn fit_catalog(need_gib: f64, gpus: u32, catalog: &Catalog) -> CatalogFit {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::catalog::default_catalog;
+    use crate::offers::default::default_catalog;
 
     #[test]
     fn the_rule_matches_the_plan() {

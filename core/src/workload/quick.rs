@@ -4,12 +4,12 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::Workload;
-use super::WorkloadError;
-use super::llm::{
-    KvPrecision, LlmInference, LlmTask, LlmTraining, LlmWorkload, LoraTargets, Optimizer,
-    Precision, TrainingMethod, ZeroStage, find_llm_preset,
+use crate::workload::estimate::Workload;
+use crate::workload::llm::arch::{KvPrecision, LoraTargets, Precision, find_llm_preset};
+use crate::workload::llm::setup::{
+    LlmInference, LlmTask, LlmTraining, LlmWorkload, Optimizer, TrainingMethod, ZeroStage,
 };
+use crate::workload::types::WorkloadError;
 
 /// What the quick estimator asks.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]

@@ -23,7 +23,7 @@
 //!   loop's own overheads, and users report about 1.4 s per SDXL step at 1024² on an RTX 4090
 //!   (kohya-ss/sd-scripts #834), several times this estimate. No measured training speed with
 //!   known settings was found to calibrate it.
-//! - **Multi-GPU** runs keep [`crate::cost::MULTI_GPU_EFFICIENCY`] of linear scaling, as the plan
+//! - **Multi-GPU** runs keep [`crate::plan::performance::MULTI_GPU_EFFICIENCY`] of linear scaling, as the plan
 //!   does.
 
 use std::sync::OnceLock;
@@ -31,12 +31,14 @@ use std::sync::OnceLock;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use super::diffusion::{DiffusionTask, DiffusionWorkload};
-use super::llm::{LlmTask, LlmWorkload, Precision, TrainingMethod};
-use super::{Workload, WorkloadError, estimate};
-use crate::cost::MULTI_GPU_EFFICIENCY;
-use crate::gpu::{GpuSpec, find_gpu, gpu_specs};
-use crate::task::{Bound, TaskKind, TaskProfile};
+use crate::hardware::gpu::{GpuSpec, find_gpu, gpu_specs};
+use crate::plan::performance::MULTI_GPU_EFFICIENCY;
+use crate::task::document::{Bound, TaskKind, TaskProfile};
+use crate::workload::diffusion::{DiffusionTask, DiffusionWorkload};
+use crate::workload::estimate::{Workload, estimate};
+use crate::workload::llm::arch::Precision;
+use crate::workload::llm::setup::{LlmTask, LlmWorkload, TrainingMethod};
+use crate::workload::types::WorkloadError;
 
 const SD_THROUGHPUT_CSV: &str = include_str!("../../data/sd-throughput.csv");
 
@@ -423,9 +425,8 @@ fn diffusion_run_time(w: &DiffusionWorkload, gpu: &GpuSpec) -> RunTime {
 mod tests {
     use super::*;
     use crate::workload::diffusion::{DiffusionModel, Generation, SdLoraTraining};
-    use crate::workload::llm::{
-        KvPrecision, LlmInference, LlmTraining, LoraTargets, Optimizer, ZeroStage, find_llm_preset,
-    };
+    use crate::workload::llm::arch::{KvPrecision, LoraTargets, find_llm_preset};
+    use crate::workload::llm::setup::{LlmInference, LlmTraining, Optimizer, ZeroStage};
 
     fn gpu(name: &str) -> &'static GpuSpec {
         find_gpu(name).unwrap()
@@ -589,7 +590,7 @@ mod tests {
         assert_eq!(fields.work_hours, t.gpu_hours);
         assert_eq!((fields.gpus, fields.scales_across_gpus), (8, true));
         assert_eq!(fields.kind, TaskKind::FineTuneFull);
-        let mut task = crate::presets::preset("qlora_7b").unwrap();
+        let mut task = crate::task::presets::preset("qlora_7b").unwrap();
         fields.apply_to(&mut task);
         assert_eq!(task.work_hours, t.gpu_hours);
         assert_eq!(task.gpus, 8);

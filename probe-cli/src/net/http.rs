@@ -10,8 +10,9 @@ use std::io::{self, Read, Write};
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
-use gpufare_core::profile::{HttpResult, Series};
-use gpufare_core::stats::summarize;
+use gpufare_core::numbers::stats::summarize;
+use gpufare_core::profile::network::HttpResult;
+use gpufare_core::profile::sampling::Series;
 
 use super::{connect, describe, resolve, split_host_port};
 

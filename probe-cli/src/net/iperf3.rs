@@ -17,7 +17,7 @@ use std::net::TcpStream;
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
-use gpufare_core::profile::{Direction, Iperf3Result};
+use gpufare_core::profile::network::{Direction, Iperf3Result};
 use serde_json::{Value, json};
 
 use super::{IO_TIMEOUT, connect, describe, resolve, split_host_port, tcp_retransmits};

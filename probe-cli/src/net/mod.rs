@@ -12,7 +12,7 @@ use std::net::{IpAddr, SocketAddr, ToSocketAddrs};
 use std::sync::mpsc;
 use std::time::Duration;
 
-use gpufare_core::profile::{Direction, NetworkReport};
+use gpufare_core::profile::network::{Direction, NetworkReport};
 
 /// Timeout for a connect, and for name resolution.
 pub const CONNECT_TIMEOUT: Duration = Duration::from_secs(5);

@@ -8,8 +8,8 @@
 use std::net::TcpStream;
 use std::time::{Duration, Instant};
 
-use gpufare_core::profile::RttResult;
-use gpufare_core::stats::summarize;
+use gpufare_core::numbers::stats::summarize;
+use gpufare_core::profile::network::RttResult;
 
 use super::{CONNECT_TIMEOUT, describe, resolve, split_host_port};
 

@@ -1,0 +1,444 @@
+//! The budget: a plan flattened into rows of raw numbers for procurement, with the price dates and
+//! the assumptions behind them; written and read as JSON.
+//!
+//! Money is written as plain decimal numbers in the plan's currency, already rounded to the
+//! minor unit (0.01): a cent amount below 2^53 / 100 prints exactly.
+
+use std::collections::BTreeMap;
+
+use rust_decimal::Decimal;
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+use thiserror::Error;
+
+use crate::numbers::money::{Currency, Money, group_thousands};
+use crate::offers::catalog::Catalog;
+use crate::plan::PlanResult;
+use crate::plan::assumption::Assumption;
+use crate::plan::reason::Reason;
+use crate::task::document::TaskProfile;
+
+/// The budget format this build writes and the newest it reads.
+pub const BUDGET_FORMAT_VERSION: u32 = 1;
+
+/// A reason with its rule id, parameters and English wording.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct BudgetReason {
+    /// The rule id (snake case), e.g. `vram_oom`.
+    pub rule: String,
+    /// The rule's parameters.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub params: BTreeMap<String, String>,
+    /// The reason in English.
+    pub text: String,
+}
+
+impl BudgetReason {
+    fn from(r: &Reason) -> BudgetReason {
+        BudgetReason {
+            rule: id_of(&r.rule),
+            params: r.params.clone(),
+            text: r.english(),
+        }
+    }
+}
+
+/// One option of the plan with raw numbers.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct BudgetRow {
+    /// 1-based rank (feasible options first).
+    pub rank: usize,
+    /// The offer's id.
+    pub offer_id: String,
+    /// Provider.
+    pub provider: String,
+    /// GPU short name.
+    pub gpu: String,
+    /// GPUs in the offer.
+    pub gpu_count: u32,
+    /// Tenancy id.
+    pub tenancy: String,
+    /// Whether it is shared compute.
+    pub shared: bool,
+    /// Billing mode id.
+    pub billing_mode: String,
+    /// Region class id.
+    pub region_class: String,
+    /// Whether the task can run here.
+    pub feasible: bool,
+    /// Why not, when infeasible.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub reasons: Vec<BudgetReason>,
+    /// Warnings.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub flags: Vec<BudgetReason>,
+    /// VRAM fit id (`fits`, `tight`, `oom`).
+    pub vram_fit: String,
+    /// Expected wall-clock hours.
+    pub hours_expected: f64,
+    /// Median wall-clock hours.
+    pub hours_p50: f64,
+    /// 90th-percentile wall-clock hours.
+    pub hours_p90: f64,
+    /// Probability of missing the deadline.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub deadline_miss_probability: Option<f64>,
+    /// Expected rent.
+    pub rent: f64,
+    /// Storage and system disk.
+    pub storage: f64,
+    /// Egress.
+    pub egress: f64,
+    /// Value of the time spent.
+    pub time_cost: f64,
+    /// Expected deadline penalty.
+    pub risk_cost: f64,
+    /// Expected total.
+    pub total_expected: f64,
+    /// Total in the P90 trial.
+    pub total_p90: f64,
+    /// Date of the offer's price.
+    pub price_as_of: String,
+    /// Whether the offer's price is an estimate.
+    pub price_is_estimate: bool,
+}
+
+/// The recommendation in a budget.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct BudgetDecision {
+    /// `shared`, `dedicated`, `dedicated_or_private`, `hybrid` or `no_feasible_offer`.
+    pub choice: String,
+    /// The recommended offer.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub recommended_offer: Option<String>,
+    /// The reasons.
+    pub reasons: Vec<BudgetReason>,
+}
+
+/// A hybrid phase in a budget.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct BudgetPhase {
+    /// `prototype`, `train`, `serve` or `cold_storage`.
+    pub phase: String,
+    /// The offer used.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub offer_id: Option<String>,
+    /// Hours.
+    pub hours: f64,
+    /// Cost.
+    pub cost: f64,
+}
+
+/// Break-even figures in a budget.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize, JsonSchema)]
+pub struct BudgetBreakEven {
+    /// Hours per month above which monthly beats pay-as-you-go, and for which GPU.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub monthly_vs_pay_as_you_go_hours: Option<f64>,
+    /// Months per year above which yearly beats monthly.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub yearly_vs_monthly_months: Option<f64>,
+    /// Work hours from which the best dedicated total beats the best shared one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub dedicated_vs_shared_work_hours: Option<f64>,
+}
+
+/// A plan flattened for procurement.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct Budget {
+    /// Version of this document's format; always the first field.
+    pub format_version: u32,
+    /// Always `gpufare-budget`.
+    pub kind: String,
+    /// Currency of every amount.
+    pub currency: Currency,
+    /// Yuan per dollar used for conversions.
+    pub cny_per_usd: f64,
+    /// Monte Carlo seed.
+    pub seed: u64,
+    /// Monte Carlo trials per offer.
+    pub trials: u32,
+    /// The task priced.
+    pub task: TaskProfile,
+    /// The recommendation.
+    pub decision: BudgetDecision,
+    /// Every option, ranked.
+    pub options: Vec<BudgetRow>,
+    /// The hybrid plan.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub hybrid: Vec<BudgetPhase>,
+    /// Total of the hybrid plan.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub hybrid_total: Option<f64>,
+    /// Break-even figures.
+    pub break_even: BudgetBreakEven,
+    /// Price dates of the catalog.
+    pub price_dates: Vec<String>,
+    /// Assumptions behind the numbers.
+    pub assumptions: Vec<Assumption>,
+    /// The whole scenario (task, settings, catalog edits, filter), when the budget came from
+    /// the site: `gpufare plan --scenario` reprices it exactly.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub scenario: Option<crate::scenario::document::Scenario>,
+}
+
+/// The identifier serde writes for a unit enum value, e.g. `vram_oom` or `pay_as_you_go`.
+pub fn id_of<T: Serialize>(value: &T) -> String {
+    serde_json::to_string(value)
+        .map(|s| s.trim_matches('"').to_owned())
+        .unwrap_or_default()
+}
+
+/// A money amount as a plain number (already rounded to the minor unit).
+pub fn number(m: &Money) -> f64 {
+    f64::try_from(m.rounded()).unwrap_or(0.0)
+}
+
+/// Flattens a plan for `task` priced against `catalog` (for the price dates of each offer).
+pub fn budget(plan: &PlanResult, task: &TaskProfile, catalog: &Catalog) -> Budget {
+    let offer = |id: &str| catalog.offers.iter().find(|o| o.id == id);
+    let options = plan
+        .options
+        .iter()
+        .enumerate()
+        .map(|(i, o)| BudgetRow {
+            rank: i + 1,
+            offer_id: o.offer_id.clone(),
+            provider: o.provider.clone(),
+            gpu: o.gpu.clone(),
+            gpu_count: o.gpu_count,
+            tenancy: id_of(&o.tenancy),
+            shared: o.shared,
+            billing_mode: id_of(&o.billing_mode),
+            region_class: id_of(&o.region_class),
+            feasible: o.feasible,
+            reasons: o.reasons.iter().map(BudgetReason::from).collect(),
+            flags: o.flags.iter().map(BudgetReason::from).collect(),
+            vram_fit: id_of(&o.vram_fit),
+            hours_expected: o.hours_expected,
+            hours_p50: o.hours_p50,
+            hours_p90: o.hours_p90,
+            deadline_miss_probability: o.deadline_miss_probability,
+            rent: number(&o.rent),
+            storage: number(&o.storage),
+            egress: number(&o.egress),
+            time_cost: number(&o.time_cost),
+            risk_cost: number(&o.risk_cost),
+            total_expected: number(&o.total_expected),
+            total_p90: number(&o.total_p90),
+            price_as_of: offer(&o.offer_id)
+                .map(|x| x.as_of.clone())
+                .unwrap_or_default(),
+            price_is_estimate: offer(&o.offer_id).is_some_and(|x| x.estimate),
+        })
+        .collect();
+    let be = &plan.break_even;
+    Budget {
+        format_version: BUDGET_FORMAT_VERSION,
+        kind: "gpufare-budget".to_owned(),
+        currency: plan.currency,
+        cny_per_usd: f64::try_from(plan.settings.cny_per_usd).unwrap_or(0.0),
+        seed: plan.settings.seed,
+        trials: plan.settings.trials,
+        task: task.clone(),
+        decision: BudgetDecision {
+            choice: id_of(&plan.decision.choice),
+            recommended_offer: plan.decision.recommended_offer.clone(),
+            reasons: plan
+                .decision
+                .reasons
+                .iter()
+                .map(BudgetReason::from)
+                .collect(),
+        },
+        options,
+        hybrid: plan
+            .hybrid
+            .as_ref()
+            .map(|h| {
+                h.phases
+                    .iter()
+                    .map(|p| BudgetPhase {
+                        phase: id_of(&p.phase),
+                        offer_id: p.offer_id.clone(),
+                        hours: p.hours,
+                        cost: number(&p.cost),
+                    })
+                    .collect()
+            })
+            .unwrap_or_default(),
+        hybrid_total: plan.hybrid.as_ref().map(|h| number(&h.total)),
+        break_even: BudgetBreakEven {
+            monthly_vs_pay_as_you_go_hours: be
+                .monthly_vs_pay_as_you_go
+                .as_ref()
+                .map(|b| b.break_even),
+            yearly_vs_monthly_months: be.yearly_vs_monthly.as_ref().map(|b| b.break_even),
+            dedicated_vs_shared_work_hours: be
+                .dedicated_vs_shared
+                .as_ref()
+                .and_then(|b| b.work_hours),
+        },
+        price_dates: plan.price_dates.clone(),
+        assumptions: plan.assumptions.clone(),
+        scenario: None,
+    }
+}
+
+/// The budget as pretty JSON, `format_version` first.
+pub fn budget_json(b: &Budget) -> String {
+    let mut s = serde_json::to_string_pretty(b).unwrap_or_default();
+    s.push('\n');
+    s
+}
+
+/// Why a budget file could not be read.
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+pub enum BudgetError {
+    /// Not JSON or a field is wrong.
+    #[error("not a gpufare budget (line {line}, column {column}): {message}")]
+    Invalid {
+        /// 1-based line.
+        line: usize,
+        /// 1-based column.
+        column: usize,
+        /// What is wrong.
+        message: String,
+    },
+    /// Written by a newer gpufare.
+    #[error("budget format version {found} is newer than this gpufare supports (up to {max})")]
+    UnsupportedFormat {
+        /// The version found.
+        found: u64,
+        /// The newest supported.
+        max: u32,
+    },
+}
+
+/// Reads a budget written by [`budget_json`].
+pub fn parse_budget(text: &str) -> Result<Budget, BudgetError> {
+    #[derive(Deserialize)]
+    struct Head {
+        #[serde(default)]
+        format_version: Option<u64>,
+    }
+    let invalid = |e: serde_json::Error| BudgetError::Invalid {
+        line: e.line(),
+        column: e.column(),
+        message: e.to_string(),
+    };
+    let head: Head = serde_json::from_str(text).map_err(invalid)?;
+    if let Some(v) = head.format_version
+        && v > u64::from(BUDGET_FORMAT_VERSION)
+    {
+        return Err(BudgetError::UnsupportedFormat {
+            found: v,
+            max: BUDGET_FORMAT_VERSION,
+        });
+    }
+    serde_json::from_str(text).map_err(invalid)
+}
+
+/// A number with exactly two decimals, e.g. `432.80`.
+pub(crate) fn cents(x: f64) -> String {
+    format!("{x:.2}")
+}
+
+pub(crate) fn money_text(x: f64, c: Currency) -> String {
+    format!("{} {}", group_thousands(&cents(x)), c.code())
+}
+
+/// Rounds a decimal amount to cents as a plain number (for callers holding `Decimal`s).
+pub fn decimal_number(d: Decimal) -> f64 {
+    f64::try_from(d.round_dp(2)).unwrap_or(0.0)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::export::csv::{CSV_COLUMNS, budget_csv};
+    use crate::export::diff::{diff, diff_text};
+    use crate::export::markdown::budget_markdown;
+    use crate::offers::default::default_catalog;
+    use crate::plan::{PlanSettings, plan};
+    use crate::task::presets::preset;
+
+    fn sample() -> Budget {
+        let task = preset("qlora_7b").unwrap();
+        let settings = PlanSettings {
+            trials: 200,
+            ..PlanSettings::default()
+        };
+        budget(
+            &plan(&task, default_catalog(), &settings).unwrap(),
+            &task,
+            default_catalog(),
+        )
+    }
+
+    #[test]
+    fn json_round_trips_and_numbers_are_cents() {
+        let b = sample();
+        let text = budget_json(&b);
+        assert!(text.starts_with("{\n  \"format_version\": 1,"));
+        assert_eq!(parse_budget(&text).unwrap(), b);
+        let v: serde_json::Value = serde_json::from_str(&text).unwrap();
+        let first = &v["options"][0];
+        assert!(first["total_expected"].is_number() && first["rent"].is_number());
+        let sum: f64 = ["rent", "storage", "egress", "time_cost", "risk_cost"]
+            .iter()
+            .map(|k| first[k].as_f64().unwrap())
+            .sum();
+        assert!((sum - first["total_expected"].as_f64().unwrap()).abs() < 0.005);
+        assert!(matches!(
+            parse_budget("{\"format_version\": 5}"),
+            Err(BudgetError::UnsupportedFormat { found: 5, .. })
+        ));
+    }
+
+    #[test]
+    fn csv_has_raw_numbers_and_states_its_basis() {
+        let b = sample();
+        let text = budget_csv(&b);
+        assert!(text.contains("# price dates: "));
+        assert!(text.contains("# assumption cny_per_usd = 7.2"));
+        let body: String = text
+            .lines()
+            .filter(|l| !l.starts_with('#'))
+            .collect::<Vec<_>>()
+            .join("\n");
+        let mut reader = csv::Reader::from_reader(body.as_bytes());
+        assert_eq!(
+            reader.headers().unwrap().iter().collect::<Vec<_>>(),
+            CSV_COLUMNS
+        );
+        let first = reader.records().next().unwrap().unwrap();
+        let total: f64 = first[18].parse().unwrap();
+        assert!(
+            (total - b.options[0].total_expected).abs() < 0.001,
+            "{} vs {}",
+            &first[18],
+            b.options[0].total_expected
+        );
+        assert!(!first[18].contains(','));
+    }
+
+    #[test]
+    fn markdown_and_diff_describe_changes() {
+        let old = sample();
+        let md = budget_markdown(&old, 5);
+        assert!(md.contains("## Ranked options") && md.contains("Prices as of"));
+        let mut new = old.clone();
+        new.options[0].total_expected += 10.0;
+        new.decision.recommended_offer = Some("x".into());
+        let d = diff(&old, &new);
+        assert_eq!(d.changes.len(), 1);
+        assert_eq!(d.changes[0].total_change, Some(10.0));
+        let text = diff_text(&d, Currency::Cny);
+        assert!(
+            text.contains("recommendation: ") && text.contains("(+10.00 CNY)"),
+            "{text}"
+        );
+        assert!(diff(&old, &old).changes.is_empty());
+    }
+}

@@ -1,0 +1,85 @@
+//! The budget as CSV: `#` lines with the settings, price dates and assumptions, then one row per
+//! option with raw numbers (no thousands separators, no currency signs).
+
+use std::fmt::Write as _;
+
+use crate::export::budget::{Budget, cents};
+
+/// Columns of the CSV export, in order.
+pub const CSV_COLUMNS: [&str; 22] = [
+    "rank",
+    "offer_id",
+    "provider",
+    "gpu",
+    "gpu_count",
+    "tenancy",
+    "billing_mode",
+    "region_class",
+    "feasible",
+    "vram_fit",
+    "hours_expected",
+    "hours_p90",
+    "deadline_miss_probability",
+    "rent",
+    "storage",
+    "egress",
+    "time_cost",
+    "risk_cost",
+    "total_expected",
+    "total_p90",
+    "currency",
+    "price_as_of",
+];
+
+/// The budget as CSV: `#` lines with the settings, price dates and assumptions, then a header
+/// and one row per option with raw numbers (no thousands separators, no currency signs).
+pub fn budget_csv(b: &Budget) -> String {
+    let mut out = String::new();
+    let _ = writeln!(
+        out,
+        "# gpufare budget, format_version {}, currency {}, cny_per_usd {}, seed {}, trials {}",
+        b.format_version, b.currency, b.cny_per_usd, b.seed, b.trials
+    );
+    let _ = writeln!(
+        out,
+        "# recommendation: {} {}",
+        b.decision.choice,
+        b.decision.recommended_offer.as_deref().unwrap_or("-")
+    );
+    let _ = writeln!(out, "# price dates: {}", b.price_dates.join("; "));
+    for a in &b.assumptions {
+        let _ = writeln!(out, "# assumption {} = {} ({})", a.id, a.value, a.source);
+    }
+    let mut writer = csv::Writer::from_writer(Vec::new());
+    let _ = writer.write_record(CSV_COLUMNS);
+    for r in &b.options {
+        let _ = writer.write_record([
+            r.rank.to_string(),
+            r.offer_id.clone(),
+            r.provider.clone(),
+            r.gpu.clone(),
+            r.gpu_count.to_string(),
+            r.tenancy.clone(),
+            r.billing_mode.clone(),
+            r.region_class.clone(),
+            r.feasible.to_string(),
+            r.vram_fit.clone(),
+            r.hours_expected.to_string(),
+            r.hours_p90.to_string(),
+            r.deadline_miss_probability
+                .map(|p| p.to_string())
+                .unwrap_or_default(),
+            cents(r.rent),
+            cents(r.storage),
+            cents(r.egress),
+            cents(r.time_cost),
+            cents(r.risk_cost),
+            cents(r.total_expected),
+            cents(r.total_p90),
+            b.currency.code().to_owned(),
+            r.price_as_of.clone(),
+        ]);
+    }
+    out.push_str(&String::from_utf8(writer.into_inner().unwrap_or_default()).unwrap_or_default());
+    out
+}

@@ -1,0 +1,125 @@
+//! The budget as Markdown for a report: the recommendation, the top options, the hybrid plan,
+//! the break-even points, the price dates and the assumptions.
+
+use std::fmt::Write as _;
+
+use crate::export::budget::{Budget, cents, money_text};
+use crate::numbers::money::group_thousands;
+use crate::plan::decision::Choice;
+
+/// The budget as Markdown for a report: recommendation, top options, hybrid plan, break-even,
+/// price dates and assumptions.
+pub fn budget_markdown(b: &Budget, top: usize) -> String {
+    let c = b.currency;
+    let mut s = String::new();
+    let name = if b.task.name.is_empty() {
+        "task".to_owned()
+    } else {
+        b.task.name.clone()
+    };
+    let _ = writeln!(s, "# GPU budget: {name}\n");
+    // The budget stores the serde identifier; the Markdown shows the enum's name.
+    let choice = Choice::from_id(&b.decision.choice)
+        .map(|c| format!("{c:?}"))
+        .unwrap_or_else(|| b.decision.choice.clone());
+    let _ = writeln!(
+        s,
+        "**Recommendation:** {choice}{}\n",
+        b.decision
+            .recommended_offer
+            .as_ref()
+            .map(|o| format!(" — `{o}`"))
+            .unwrap_or_default()
+    );
+    for r in &b.decision.reasons {
+        let _ = writeln!(s, "- {}", r.text);
+    }
+    let _ = writeln!(s, "\n## Ranked options (all amounts in {})\n", c.code());
+    let _ = writeln!(
+        s,
+        "| # | offer | GPU | billing | hours (exp. / P90) | rent | storage | egress | time | risk | total | P90 total |"
+    );
+    let _ = writeln!(
+        s,
+        "|---|---|---|---|---|---:|---:|---:|---:|---:|---:|---:|"
+    );
+    for r in b.options.iter().filter(|r| r.feasible).take(top) {
+        let _ = writeln!(
+            s,
+            "| {} | {} `{}` | {}×{} ({}) | {} | {:.1} / {:.1} | {} | {} | {} | {} | {} | **{}** | {} |",
+            r.rank,
+            r.provider,
+            r.offer_id,
+            r.gpu_count,
+            r.gpu,
+            r.tenancy,
+            r.billing_mode,
+            r.hours_expected,
+            r.hours_p90,
+            group_thousands(&cents(r.rent)),
+            group_thousands(&cents(r.storage)),
+            group_thousands(&cents(r.egress)),
+            group_thousands(&cents(r.time_cost)),
+            group_thousands(&cents(r.risk_cost)),
+            group_thousands(&cents(r.total_expected)),
+            group_thousands(&cents(r.total_p90)),
+        );
+    }
+    let blocked = b.options.iter().filter(|r| !r.feasible).count();
+    if blocked > 0 {
+        let _ = writeln!(
+            s,
+            "\n{blocked} offers cannot run this task (VRAM, sensitivity, deadline, latency...); see the JSON export for each reason."
+        );
+    }
+    if !b.hybrid.is_empty() {
+        let _ = writeln!(
+            s,
+            "\n## Hybrid plan\n\n| phase | offer | hours | cost |\n|---|---|---:|---:|"
+        );
+        for p in &b.hybrid {
+            let _ = writeln!(
+                s,
+                "| {} | {} | {:.1} | {} |",
+                p.phase,
+                p.offer_id.as_deref().unwrap_or("-"),
+                p.hours,
+                money_text(p.cost, c)
+            );
+        }
+        if let Some(t) = b.hybrid_total {
+            let _ = writeln!(s, "| **total** | | | **{}** |", money_text(t, c));
+        }
+    }
+    let be = &b.break_even;
+    let _ = writeln!(s, "\n## Break-even\n");
+    if let Some(h) = be.monthly_vs_pay_as_you_go_hours {
+        let _ = writeln!(
+            s,
+            "- A monthly plan beats pay-as-you-go above {h:.0} hours per month."
+        );
+    }
+    if let Some(m) = be.yearly_vs_monthly_months {
+        let _ = writeln!(
+            s,
+            "- A yearly plan beats monthly above {m:.1} months per year."
+        );
+    }
+    if let Some(w) = be.dedicated_vs_shared_work_hours {
+        let _ = writeln!(s, "- Dedicated beats shared from {w:.1} hours of work.");
+    }
+    let _ = writeln!(
+        s,
+        "\n## Basis\n\n- Prices as of: {}",
+        b.price_dates.join(", ")
+    );
+    let _ = writeln!(
+        s,
+        "- Exchange rate: {} CNY per USD; Monte Carlo seed {}, {} trials per offer.",
+        b.cny_per_usd, b.seed, b.trials
+    );
+    for a in &b.assumptions {
+        let _ = writeln!(s, "- `{}` = {} — {}", a.id, a.value, a.source);
+    }
+    s
+}

@@ -1,0 +1,178 @@
+//! Money as an exact decimal amount tagged with its currency.
+//!
+//! Amounts are `rust_decimal::Decimal` (96-bit integer mantissa, scale up to 28), so 0.1 + 0.2 is
+//! exactly 0.3 and a price of 0.526 USD/h times 1800 s is exactly 0.263 USD. Rounding happens once,
+//! when a figure is shown or exported, half away from zero to the currency's minor unit.
+
+use std::fmt;
+
+use rust_decimal::{Decimal, RoundingStrategy};
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+/// A currency gpufare prices in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
+pub enum Currency {
+    /// Chinese yuan (renminbi).
+    #[serde(rename = "CNY")]
+    Cny,
+    /// US dollar.
+    #[serde(rename = "USD")]
+    Usd,
+}
+
+impl Currency {
+    /// Every supported currency, in display order.
+    pub const ALL: [Currency; 2] = [Currency::Cny, Currency::Usd];
+
+    /// The ISO 4217 code, e.g. `CNY`.
+    pub fn code(self) -> &'static str {
+        match self {
+            Currency::Cny => "CNY",
+            Currency::Usd => "USD",
+        }
+    }
+
+    /// The usual symbol: `¥` for yuan, `$` for dollars.
+    pub fn symbol(self) -> &'static str {
+        match self {
+            Currency::Cny => "¥",
+            Currency::Usd => "$",
+        }
+    }
+
+    /// Decimal places of the minor unit (fen and cents: 2).
+    pub fn minor_digits(self) -> u32 {
+        2
+    }
+
+    /// Parses an ISO code, case-insensitively.
+    pub fn from_code(code: &str) -> Option<Currency> {
+        Currency::ALL
+            .into_iter()
+            .find(|c| c.code().eq_ignore_ascii_case(code.trim()))
+    }
+}
+
+impl fmt::Display for Currency {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.code())
+    }
+}
+
+/// An exact amount of money in one currency.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct Money {
+    /// The exact amount as a decimal string; never rounded by arithmetic.
+    #[schemars(with = "String")]
+    pub amount: Decimal,
+    /// The currency the amount is in.
+    pub currency: Currency,
+}
+
+impl Money {
+    /// Wraps an exact amount.
+    pub fn new(amount: Decimal, currency: Currency) -> Money {
+        Money { amount, currency }
+    }
+
+    /// Zero in the given currency.
+    pub fn zero(currency: Currency) -> Money {
+        Money::new(Decimal::ZERO, currency)
+    }
+
+    /// The amount rounded half away from zero to the currency's minor unit (what a bill shows).
+    pub fn rounded(&self) -> Decimal {
+        let mut r = self.amount.round_dp_with_strategy(
+            self.currency.minor_digits(),
+            RoundingStrategy::MidpointAwayFromZero,
+        );
+        r.rescale(self.currency.minor_digits());
+        r
+    }
+
+    /// The rounded amount as plain text with exactly the minor digits, e.g. `20036.31`.
+    pub fn plain(&self) -> String {
+        self.rounded().to_string()
+    }
+
+    /// The rounded amount with thousands separators and the currency code, e.g. `20,036.31 USD`.
+    pub fn display(&self) -> String {
+        format!(
+            "{} {}",
+            group_thousands(&self.plain()),
+            self.currency.code()
+        )
+    }
+}
+
+/// Inserts `,` between groups of three integer digits of a plain decimal string.
+pub fn group_thousands(plain: &str) -> String {
+    let (sign, rest) = match plain.strip_prefix('-') {
+        Some(r) => ("-", r),
+        None => ("", plain),
+    };
+    let (int, frac) = match rest.split_once('.') {
+        Some((i, f)) => (i, Some(f)),
+        None => (rest, None),
+    };
+    let mut grouped = String::with_capacity(int.len() + int.len() / 3);
+    for (i, ch) in int.chars().enumerate() {
+        if i > 0 && (int.len() - i) % 3 == 0 {
+            grouped.push(',');
+        }
+        grouped.push(ch);
+    }
+    match frac {
+        Some(f) => format!("{sign}{grouped}.{f}"),
+        None => format!("{sign}{grouped}"),
+    }
+}
+
+/// A float quantity as a decimal with 6 places (non-finite values become a huge sentinel).
+pub fn dec(x: f64) -> Decimal {
+    if !x.is_finite() {
+        return Decimal::from(1_000_000_000i64);
+    }
+    Decimal::from_f64_retain(x.clamp(-1e12, 1e12))
+        .unwrap_or_default()
+        .round_dp(6)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::str::FromStr;
+
+    fn d(s: &str) -> Decimal {
+        Decimal::from_str(s).unwrap()
+    }
+
+    #[test]
+    fn rounds_half_away_from_zero_to_cents() {
+        assert_eq!(Money::new(d("0.125"), Currency::Usd).plain(), "0.13");
+        assert_eq!(Money::new(d("0.124999"), Currency::Usd).plain(), "0.12");
+        assert_eq!(Money::new(d("5"), Currency::Cny).plain(), "5.00");
+    }
+
+    #[test]
+    fn groups_thousands() {
+        assert_eq!(group_thousands("20036.31"), "20,036.31");
+        assert_eq!(group_thousands("999.00"), "999.00");
+        assert_eq!(group_thousands("1000"), "1,000");
+        assert_eq!(group_thousands("-1234567.5"), "-1,234,567.5");
+        assert_eq!(
+            Money::new(d("1234567.891"), Currency::Usd).display(),
+            "1,234,567.89 USD"
+        );
+    }
+
+    #[test]
+    fn currency_codes_round_trip() {
+        for c in Currency::ALL {
+            assert_eq!(Currency::from_code(c.code()), Some(c));
+        }
+        assert_eq!(Currency::from_code(" usd "), Some(Currency::Usd));
+        assert_eq!(Currency::from_code("EUR"), None);
+    }
+}

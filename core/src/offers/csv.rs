@@ -1,0 +1,297 @@
+//! Our catalog CSV: `#` comment lines, then a header naming the columns (any order; columns
+//! beyond ours are ignored), then one offer per row. Errors name the line and the column.
+
+use std::str::FromStr;
+
+use rust_decimal::Decimal;
+
+use crate::numbers::money::Currency;
+use crate::offers::billing::{BillingMode, Granularity};
+use crate::offers::catalog::{CATALOG_FORMAT_VERSION, Catalog, CatalogError, check_unique};
+use crate::offers::offer::{Offer, Region, RegionClass, SecurityControl, default_rtt_ms};
+use crate::offers::tenancy::Tenancy;
+use crate::offers::validate::validate_offer;
+
+/// The column order of our CSV format.
+pub const CSV_COLUMNS: [&str; 30] = [
+    "id",
+    "provider",
+    "region",
+    "region_name",
+    "region_class",
+    "rtt_ms",
+    "gpu",
+    "gpu_count",
+    "tenancy",
+    "gpu_fraction",
+    "vram_gib",
+    "vcpu",
+    "ram_gib",
+    "billing_mode",
+    "term_months",
+    "upfront",
+    "price",
+    "currency",
+    "granularity",
+    "minimum_minutes",
+    "interruption_per_month",
+    "queue_wait_hours",
+    "storage_per_gb_month",
+    "egress_per_gb",
+    "system_disk_per_month",
+    "security",
+    "as_of",
+    "source",
+    "estimate",
+    "estimate_note",
+];
+
+/// Reads our CSV format: `#` comment lines first, then a header naming the columns (any order;
+/// columns beyond ours are ignored), then one offer per row.
+pub fn parse_catalog_csv(text: &str) -> Result<Catalog, CatalogError> {
+    let skipped = text
+        .lines()
+        .take_while(|l| l.starts_with('#') || l.trim().is_empty())
+        .count();
+    let body: String = text.lines().skip(skipped).collect::<Vec<_>>().join("\n");
+    let line_of = |pos: Option<&csv::Position>| pos.map_or(0, |p| p.line()) + skipped as u64;
+    let mut reader = csv::ReaderBuilder::new()
+        .flexible(false)
+        .from_reader(body.as_bytes());
+    let headers = reader
+        .headers()
+        .map_err(|e| CatalogError::Csv {
+            line: line_of(e.position()),
+            message: e.to_string(),
+        })?
+        .clone();
+    let index = |name: &str| headers.iter().position(|h| h.trim() == name);
+    let required = [
+        "id",
+        "provider",
+        "gpu",
+        "gpu_count",
+        "tenancy",
+        "billing_mode",
+        "price",
+        "currency",
+    ];
+    for name in required {
+        if index(name).is_none() {
+            return Err(CatalogError::Csv {
+                line: 1 + skipped as u64,
+                message: format!("missing column {name:?}"),
+            });
+        }
+    }
+    let mut offers = Vec::new();
+    for record in reader.records() {
+        let record = record.map_err(|e| CatalogError::Csv {
+            line: line_of(e.position()),
+            message: e.to_string(),
+        })?;
+        let line = line_of(record.position());
+        let get = |name: &str| {
+            index(name)
+                .and_then(|i| record.get(i))
+                .map(str::trim)
+                .filter(|s| !s.is_empty())
+        };
+        offers.push(offer_from_fields(line, &get)?);
+    }
+    check_unique(&offers)?;
+    Ok(Catalog {
+        format_version: CATALOG_FORMAT_VERSION,
+        offers,
+    })
+}
+
+/// Writes a catalog in our CSV format, with the columns in [`CSV_COLUMNS`] order.
+pub fn catalog_to_csv(catalog: &Catalog) -> String {
+    let mut writer = csv::Writer::from_writer(Vec::new());
+    let _ = writer.write_record(CSV_COLUMNS);
+    for o in &catalog.offers {
+        let opt = |v: Option<String>| v.unwrap_or_default();
+        let security: Vec<&str> = o.security.iter().map(|c| c.id()).collect();
+        let row: [String; 30] = [
+            o.id.clone(),
+            o.provider.clone(),
+            o.region.id.clone(),
+            o.region.name.clone(),
+            crate::export::budget::id_of(&o.region.class),
+            o.region.rtt_ms.to_string(),
+            o.gpu.clone(),
+            o.gpu_count.to_string(),
+            o.tenancy.id().to_owned(),
+            o.gpu_fraction.to_string(),
+            o.vram_gib.to_string(),
+            opt(o.vcpu.map(|v| v.to_string())),
+            opt(o.ram_gib.map(|v| v.to_string())),
+            o.billing_mode.id().to_owned(),
+            opt(o.term_months.map(|v| v.to_string())),
+            opt(o.upfront.map(|v| v.to_string())),
+            o.price.to_string(),
+            o.currency.code().to_owned(),
+            opt(o.granularity.map(|g| g.id().to_owned())),
+            opt(o.minimum_minutes.map(|v| v.to_string())),
+            opt(o.interruption_per_month.map(|v| v.to_string())),
+            opt(o.queue_wait_hours.map(|v| v.to_string())),
+            o.storage_per_gb_month.to_string(),
+            o.egress_per_gb.to_string(),
+            o.system_disk_per_month.to_string(),
+            security.join(";"),
+            o.as_of.clone(),
+            o.source.clone(),
+            o.estimate.to_string(),
+            opt(o.estimate_note.clone()),
+        ];
+        let _ = writer.write_record(&row);
+    }
+    String::from_utf8(writer.into_inner().unwrap_or_default()).unwrap_or_default()
+}
+
+fn offer_from_fields<'a>(
+    line: u64,
+    get: &dyn Fn(&str) -> Option<&'a str>,
+) -> Result<Offer, CatalogError> {
+    let bad = |field: &str, message: String| CatalogError::Field {
+        line,
+        field: field.to_owned(),
+        message,
+    };
+    let text = |field: &str| {
+        get(field)
+            .map(str::to_owned)
+            .ok_or_else(|| bad(field, "is required".to_owned()))
+    };
+    let decimal = |field: &str| number::<Decimal>(line, field, get(field));
+    let float =
+        |field: &str| number::<f64>(line, field, get(field)).and_then(|v| finite(line, field, v));
+    let whole = |field: &str| number::<u32>(line, field, get(field));
+
+    let tenancy_text = text("tenancy")?;
+    let tenancy = Tenancy::from_id(&tenancy_text).ok_or_else(|| {
+        bad(
+            "tenancy",
+            format!(
+                "{tenancy_text:?} is not one of {}",
+                Tenancy::ids().join(", ")
+            ),
+        )
+    })?;
+    let billing_text = text("billing_mode")?;
+    let billing_mode = BillingMode::from_id(&billing_text).ok_or_else(|| {
+        let all: Vec<_> = BillingMode::ALL.iter().map(|m| m.id()).collect();
+        bad(
+            "billing_mode",
+            format!("{billing_text:?} is not one of {}", all.join(", ")),
+        )
+    })?;
+    let currency_text = text("currency")?;
+    let currency = Currency::from_code(&currency_text)
+        .ok_or_else(|| bad("currency", format!("{currency_text:?} is not CNY or USD")))?;
+    let granularity = match get("granularity") {
+        None => None,
+        Some(g) => Some(Granularity::from_id(g).ok_or_else(|| {
+            bad(
+                "granularity",
+                format!("{g:?} is not second, minute or hour"),
+            )
+        })?),
+    };
+    let region_class = match get("region_class").unwrap_or("tier1") {
+        "tier1" => RegionClass::Tier1,
+        "remote" => RegionClass::Remote,
+        "overseas" => RegionClass::Overseas,
+        other => {
+            return Err(bad(
+                "region_class",
+                format!("{other:?} is not tier1, remote or overseas"),
+            ));
+        }
+    };
+    let mut security = Vec::new();
+    for item in get("security")
+        .unwrap_or("")
+        .split(';')
+        .map(str::trim)
+        .filter(|s| !s.is_empty())
+    {
+        security.push(
+            SecurityControl::from_id(item)
+                .ok_or_else(|| bad("security", format!("unknown control {item:?}")))?,
+        );
+    }
+    let estimate = match get("estimate").unwrap_or("false") {
+        "true" | "yes" | "1" => true,
+        "false" | "no" | "0" => false,
+        other => return Err(bad("estimate", format!("{other:?} is not true or false"))),
+    };
+    let gpu_count = whole("gpu_count")?.unwrap_or(1);
+    let region_id = get("region").unwrap_or("").to_owned();
+    let offer = Offer {
+        id: text("id")?,
+        provider: text("provider")?,
+        region: Region {
+            name: get("region_name").map_or_else(|| region_id.clone(), str::to_owned),
+            id: region_id,
+            class: region_class,
+            rtt_ms: float("rtt_ms")?.unwrap_or(default_rtt_ms(region_class)),
+        },
+        gpu: text("gpu")?,
+        gpu_count,
+        tenancy,
+        gpu_fraction: float("gpu_fraction")?.unwrap_or(1.0),
+        vram_gib: float("vram_gib")?.unwrap_or(0.0),
+        vcpu: whole("vcpu")?,
+        ram_gib: float("ram_gib")?,
+        billing_mode,
+        term_months: whole("term_months")?,
+        upfront: decimal("upfront")?,
+        price: decimal("price")?.ok_or_else(|| bad("price", "is required".to_owned()))?,
+        currency,
+        granularity,
+        minimum_minutes: decimal("minimum_minutes")?,
+        interruption_per_month: float("interruption_per_month")?,
+        queue_wait_hours: float("queue_wait_hours")?,
+        storage_per_gb_month: decimal("storage_per_gb_month")?.unwrap_or_default(),
+        egress_per_gb: decimal("egress_per_gb")?.unwrap_or_default(),
+        system_disk_per_month: decimal("system_disk_per_month")?.unwrap_or_default(),
+        security,
+        slowdown: None,
+        io: None,
+        as_of: text("as_of")?,
+        source: text("source")?,
+        estimate,
+        estimate_note: get("estimate_note").map(str::to_owned),
+    };
+    validate_offer(&offer).map_err(|(field, message)| bad(&field, message))?;
+    Ok(offer)
+}
+
+fn number<T: FromStr>(
+    line: u64,
+    field: &str,
+    value: Option<&str>,
+) -> Result<Option<T>, CatalogError> {
+    value
+        .map(|v| {
+            v.parse::<T>().map_err(|_| CatalogError::Field {
+                line,
+                field: field.to_owned(),
+                message: format!("{v:?} is not a valid number"),
+            })
+        })
+        .transpose()
+}
+
+fn finite(line: u64, field: &str, value: Option<f64>) -> Result<Option<f64>, CatalogError> {
+    match value {
+        Some(v) if !v.is_finite() => Err(CatalogError::Field {
+            line,
+            field: field.to_owned(),
+            message: format!("{v} is not a finite number"),
+        }),
+        other => Ok(other),
+    }
+}

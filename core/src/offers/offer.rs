@@ -1,0 +1,214 @@
+//! One rentable offer: what can be rented, where, how it is shared, how it is billed, and what
+//! security controls come with it. A catalog row is one offer; spot and subscription prices are
+//! offers of their own, never extra columns, and every offer carries the date and source of its
+//! price.
+
+use rust_decimal::Decimal;
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+use crate::numbers::money::Currency;
+use crate::offers::billing::{BillingMode, Granularity};
+use crate::offers::tenancy::{SlowdownOverride, Tenancy};
+
+/// How close a region is to the user, which drives latency.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum RegionClass {
+    /// A low-latency metro node (Shanghai, Beijing, Hangzhou, Shenzhen, Guangzhou).
+    Tier1,
+    /// A cheaper remote or inland region (Inner Mongolia, Guizhou, Gansu, Ningxia).
+    Remote,
+    /// Outside mainland China.
+    Overseas,
+}
+
+/// Where an offer runs.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct Region {
+    /// Provider region id, e.g. `cn-shanghai`, `us-east-1`.
+    pub id: String,
+    /// Human name, e.g. `Shanghai`.
+    pub name: String,
+    /// Latency class.
+    pub class: RegionClass,
+    /// Assumed round-trip time from the user, milliseconds (editable).
+    pub rtt_ms: f64,
+}
+
+/// A security control an offer provides; sensitive tasks require some of them.
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize, JsonSchema,
+)]
+#[serde(rename_all = "snake_case")]
+pub enum SecurityControl {
+    /// A private network (VPC).
+    Vpc,
+    /// Firewall rules per instance (security groups).
+    SecurityGroups,
+    /// Encrypted data and temporary disks.
+    EncryptedDisk,
+    /// Own images and SSH keys.
+    CustomImageSsh,
+    /// Audit logs of access and operations.
+    AuditLogs,
+    /// A snapshot and retention policy.
+    SnapshotPolicy,
+    /// Verified deletion of data after release.
+    VerifiedDeletion,
+    /// A private or dedicated-host deployment inside the company boundary.
+    PrivateDeployment,
+}
+
+impl SecurityControl {
+    /// Every control, in display order.
+    pub const ALL: [SecurityControl; 8] = [
+        SecurityControl::Vpc,
+        SecurityControl::SecurityGroups,
+        SecurityControl::EncryptedDisk,
+        SecurityControl::CustomImageSsh,
+        SecurityControl::AuditLogs,
+        SecurityControl::SnapshotPolicy,
+        SecurityControl::VerifiedDeletion,
+        SecurityControl::PrivateDeployment,
+    ];
+
+    /// The identifier used in files.
+    pub fn id(self) -> &'static str {
+        match self {
+            SecurityControl::Vpc => "vpc",
+            SecurityControl::SecurityGroups => "security_groups",
+            SecurityControl::EncryptedDisk => "encrypted_disk",
+            SecurityControl::CustomImageSsh => "custom_image_ssh",
+            SecurityControl::AuditLogs => "audit_logs",
+            SecurityControl::SnapshotPolicy => "snapshot_policy",
+            SecurityControl::VerifiedDeletion => "verified_deletion",
+            SecurityControl::PrivateDeployment => "private_deployment",
+        }
+    }
+
+    /// Parses an identifier written by [`SecurityControl::id`].
+    pub fn from_id(id: &str) -> Option<SecurityControl> {
+        SecurityControl::ALL.into_iter().find(|c| c.id() == id)
+    }
+}
+
+/// Measured IO rates of the machines behind an offer (the default: none measured).
+#[derive(Debug, Clone, Copy, PartialEq, Default, Serialize, Deserialize, JsonSchema)]
+pub struct IoRates {
+    /// Sequential read from the local disk, MB/s (10^6 bytes per second).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub disk_read_mb_s: Option<f64>,
+    /// Download from the network, Mbit/s (10^6 bits per second).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub download_mbit_s: Option<f64>,
+}
+
+impl IoRates {
+    /// Hours to read `gb` from disk, when the rate is known.
+    pub fn read_hours(&self, gb: f64) -> Option<f64> {
+        self.disk_read_mb_s
+            .filter(|r| *r > 0.0)
+            .map(|r| gb * 1000.0 / r / 3600.0)
+    }
+
+    /// Hours to download `gb`, when the rate is known.
+    pub fn download_hours(&self, gb: f64) -> Option<f64> {
+        self.download_mbit_s
+            .filter(|r| *r > 0.0)
+            .map(|r| gb * 8000.0 / r / 3600.0)
+    }
+}
+
+/// One rentable offer: a catalog row.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct Offer {
+    /// Unique id within the catalog.
+    pub id: String,
+    /// Provider display name.
+    pub provider: String,
+    /// Where it runs.
+    pub region: Region,
+    /// GPU short name from the spec table, e.g. `RTX4090`.
+    pub gpu: String,
+    /// Number of GPUs (or slices) in the offer.
+    pub gpu_count: u32,
+    /// How the GPU is shared.
+    pub tenancy: Tenancy,
+    /// Share of one physical GPU's compute per GPU in the offer, in (0, 1].
+    pub gpu_fraction: f64,
+    /// VRAM visible per GPU or slice, GiB.
+    pub vram_gib: f64,
+    /// Host vCPUs, when known.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub vcpu: Option<u32>,
+    /// Host RAM, GiB, when known.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ram_gib: Option<f64>,
+    /// How it is billed.
+    pub billing_mode: BillingMode,
+    /// Commitment length for reserved offers, months.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub term_months: Option<u32>,
+    /// Upfront payment per reserved term, in the offer's currency.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(with = "Option<String>")]
+    pub upfront: Option<Decimal>,
+    /// Per hour (pay-as-you-go, spot), per term (daily..yearly) or recurring per month (reserved),
+    /// for the whole offer, in the offer's currency.
+    #[schemars(with = "String")]
+    pub price: Decimal,
+    /// Currency of every price in the row.
+    pub currency: Currency,
+    /// Billing granularity of metered offers.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub granularity: Option<Granularity>,
+    /// Minimum billed time of metered offers, minutes.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(with = "Option<String>")]
+    pub minimum_minutes: Option<Decimal>,
+    /// Probability of an interruption within a month of running (spot bands; 0 when absent).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub interruption_per_month: Option<f64>,
+    /// Expected wait before a job starts, hours (0 when absent).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub queue_wait_hours: Option<f64>,
+    /// Data storage per GB-month, billed while stopped too.
+    #[schemars(with = "String")]
+    pub storage_per_gb_month: Decimal,
+    /// Internet egress per GB.
+    #[schemars(with = "String")]
+    pub egress_per_gb: Decimal,
+    /// System disk per month for the whole offer.
+    #[schemars(with = "String")]
+    pub system_disk_per_month: Decimal,
+    /// Security controls offered.
+    #[serde(default)]
+    pub security: Vec<SecurityControl>,
+    /// A measured or negotiated run-time multiplier replacing the tenancy default.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub slowdown: Option<SlowdownOverride>,
+    /// Disk and network rates measured on this kind of machine (from a probe profile); without
+    /// them the model assumes IO never holds a run back.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub io: Option<IoRates>,
+    /// Date of the price fact, e.g. `2025-H2/2026`.
+    pub as_of: String,
+    /// Where the price comes from.
+    pub source: String,
+    /// True when no public figure exists for this exact row.
+    #[serde(default)]
+    pub estimate: bool,
+    /// How an estimated row was derived.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub estimate_note: Option<String>,
+}
+
+/// The RTT assumed for a region class when a row gives none, milliseconds.
+pub fn default_rtt_ms(class: RegionClass) -> f64 {
+    match class {
+        RegionClass::Tier1 => 10.0,
+        RegionClass::Remote => 40.0,
+        RegionClass::Overseas => 200.0,
+    }
+}

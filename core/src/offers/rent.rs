@@ -1,0 +1,69 @@
+//! The rent of an offer for a stretch of running: metered offers per run with their granularity
+//! and minimum, subscriptions and reserved terms per started term.
+
+use rust_decimal::Decimal;
+
+use crate::numbers::money::{Money, dec};
+use crate::offers::billing::{
+    BillingMode, Granularity, HOURS_PER_MONTH, MAX_RUN_HOURS, PayAsYouGo, pay_as_you_go_rent,
+};
+use crate::offers::offer::Offer;
+
+/// Hours one billing term lasts, for subscriptions and reserved terms.
+pub fn term_hours(offer: &Offer) -> Option<f64> {
+    match offer.billing_mode {
+        BillingMode::Daily => Some(24.0),
+        BillingMode::Weekly => Some(168.0),
+        BillingMode::Monthly => Some(HOURS_PER_MONTH),
+        BillingMode::Yearly => Some(12.0 * HOURS_PER_MONTH),
+        BillingMode::Reserved => Some(f64::from(offer.term_months.unwrap_or(12)) * HOURS_PER_MONTH),
+        BillingMode::PayAsYouGo | BillingMode::Spot => None,
+    }
+}
+
+/// The price of one term: the subscription price, or upfront + monthly x months for reserved.
+pub fn term_price(offer: &Offer) -> Decimal {
+    match offer.billing_mode {
+        BillingMode::Reserved => {
+            offer.upfront.unwrap_or_default()
+                + offer.price * Decimal::from(offer.term_months.unwrap_or(12))
+        }
+        _ => offer.price,
+    }
+}
+
+/// Rent in the offer's currency, before discount: metered offers per run with granularity and
+/// minimum; subscriptions per started term over the hours the machine is held.
+pub fn rent_in_offer_currency(
+    offer: &Offer,
+    running_hours: f64,
+    held_hours: f64,
+    runs: u32,
+) -> Decimal {
+    match term_hours(offer) {
+        None => {
+            let per_run = running_hours / f64::from(runs.max(1));
+            let hours = dec(per_run);
+            let plan = PayAsYouGo {
+                price_per_hour: Money::new(offer.price, offer.currency),
+                granularity: offer.granularity.unwrap_or(Granularity::Second),
+                minimum_seconds: offer
+                    .minimum_minutes
+                    .map(|m| u64::try_from((m * Decimal::from(60)).ceil()).unwrap_or(0))
+                    .unwrap_or(0),
+            };
+            let one = if hours <= MAX_RUN_HOURS {
+                pay_as_you_go_rent(hours, &plan)
+                    .map(|q| q.rent.amount)
+                    .unwrap_or(offer.price * hours)
+            } else {
+                offer.price * hours
+            };
+            one * Decimal::from(runs.max(1))
+        }
+        Some(term) => {
+            let terms = libm::ceil(held_hours / term).max(1.0);
+            term_price(offer) * dec(terms)
+        }
+    }
+}

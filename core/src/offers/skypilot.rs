@@ -1,0 +1,337 @@
+//! Importing SkyPilot catalogs (`vms.csv`, schema v7/v8) into our offers, with a report of every
+//! row skipped and why.
+//!
+//! Quirks handled (observed in the published catalogs, `shared/docs/research/calculators.md`
+//! §1.3): columns are found by header name (their order differs per cloud); `GpuInfo` is also
+//! spelled `GPUInfo` and is a Python dict literal, not JSON; RunPod's `SizeInMiB` holds GB;
+//! `SpotPrice` may be blank, `0.00` (not offered) or equal to `Price` (no real discount: spot
+//! below 95 % of on-demand counts); spot becomes a row of its own; GCP host-VM rows carry no
+//! accelerator and are skipped; rows of the same instance and region in several zones are merged
+//! at the lowest price; AWS's `GpuPartitionSize` below 1 is a fractional GPU (a slice).
+
+use std::collections::BTreeMap;
+
+use rust_decimal::Decimal;
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+use crate::hardware::gpu::find_gpu;
+use crate::numbers::money::Currency;
+use crate::offers::billing::BillingMode;
+use crate::offers::billing::Granularity;
+use crate::offers::catalog::{CATALOG_FORMAT_VERSION, Catalog, CatalogError};
+use crate::offers::offer::{Offer, Region, RegionClass, default_rtt_ms};
+use crate::offers::tenancy::Tenancy;
+
+/// Spot counts as discounted only below this share of the on-demand price.
+pub const SPOT_DISCOUNT_SHARE: f64 = 0.95;
+/// Monthly interruption probability assumed for imported spot rows (the >20 % band midpoint:
+/// 42.5 % of GPU spot pools were in that band in the 2025-06-28 Spot Advisor snapshot).
+pub const IMPORTED_SPOT_INTERRUPTION: f64 = 0.30;
+
+/// A row that was not imported.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct Skipped {
+    /// 1-based line in the file.
+    pub line: u64,
+    /// The instance type, when readable.
+    pub instance: String,
+    /// Why.
+    pub reason: String,
+}
+
+/// What an import did.
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize, JsonSchema)]
+pub struct ImportReport {
+    /// Data rows read.
+    pub rows: usize,
+    /// Offers produced (on-demand and spot rows).
+    pub offers: usize,
+    /// Zone rows merged into an offer of the same instance and region.
+    pub merged_zone_rows: usize,
+    /// Rows skipped, with the reason.
+    pub skipped: Vec<Skipped>,
+    /// Spot prices not turned into offers, with the reason (the on-demand row is kept).
+    pub spot_ignored: Vec<Skipped>,
+}
+
+/// Maps SkyPilot accelerator names to our GPU short names.
+pub fn map_gpu(name: &str) -> Option<&'static str> {
+    let short = match name.trim() {
+        "H100" | "H100-SXM" | "H100-80GB" => "H100-SXM",
+        "H100-PCIE" | "H100-PCIe" => "H100-PCIe",
+        "A100" | "A100-40GB" => "A100-40GB",
+        "A100-80GB" => "A100-80GB",
+        "V100" | "V100-16GB" => "V100-16GB",
+        "V100-32GB" => "V100-32GB",
+        "RTX4090" | "RTX 4090" => "RTX4090",
+        "RTX3090" | "RTX 3090" => "RTX3090",
+        "A6000" | "RTXA6000" => "A6000",
+        other => other,
+    };
+    find_gpu(short).map(|g| g.short.as_str())
+}
+
+/// Reads a number after `'Key': ` in a Python dict literal (first occurrence).
+fn dict_number(literal: &str, key: &str) -> Option<f64> {
+    let needle = format!("'{key}':");
+    let start = literal.find(&needle)? + needle.len();
+    let rest = literal[start..].trim_start();
+    let end = rest
+        .find(|c: char| !(c.is_ascii_digit() || c == '.' || c == '-' || c == 'e'))
+        .unwrap_or(rest.len());
+    rest[..end].parse().ok()
+}
+
+fn slug(text: &str) -> String {
+    let mut s: String = text
+        .to_lowercase()
+        .chars()
+        .map(|c| if c.is_ascii_alphanumeric() { c } else { '-' })
+        .collect();
+    while s.contains("--") {
+        s = s.replace("--", "-");
+    }
+    s.trim_matches('-').to_owned()
+}
+
+/// Imports a SkyPilot `vms.csv` as offers of `provider`, priced in USD as of `as_of`.
+pub fn import_vms_csv(
+    text: &str,
+    provider: &str,
+    as_of: &str,
+) -> Result<(Catalog, ImportReport), CatalogError> {
+    let mut reader = csv::ReaderBuilder::new()
+        .flexible(true)
+        .from_reader(text.as_bytes());
+    let headers = reader
+        .headers()
+        .map_err(|e| CatalogError::Csv {
+            line: 1,
+            message: e.to_string(),
+        })?
+        .clone();
+    let col = |names: &[&str]| headers.iter().position(|h| names.contains(&h.trim()));
+    let (Some(c_instance), Some(c_price), Some(c_region)) =
+        (col(&["InstanceType"]), col(&["Price"]), col(&["Region"]))
+    else {
+        return Err(CatalogError::Csv {
+            line: 1,
+            message: "not a SkyPilot vms.csv: needs InstanceType, Price and Region columns"
+                .to_owned(),
+        });
+    };
+    let c_acc = col(&["AcceleratorName"]);
+    let c_count = col(&["AcceleratorCount"]);
+    let c_info = col(&["GpuInfo", "GPUInfo"]);
+    let c_spot = col(&["SpotPrice"]);
+    let c_vcpu = col(&["vCPUs"]);
+    let c_mem = col(&["MemoryGiB"]);
+
+    let mut report = ImportReport::default();
+    // (instance, region, spot) -> offer; zone rows merge at the lowest price.
+    let mut by_key: BTreeMap<(String, String, bool), Offer> = BTreeMap::new();
+    for record in reader.records() {
+        let record = match record {
+            Ok(r) => r,
+            Err(e) => {
+                let line = e.position().map_or(0, |p| p.line());
+                report.skipped.push(Skipped {
+                    line,
+                    instance: String::new(),
+                    reason: format!("unreadable row: {e}"),
+                });
+                continue;
+            }
+        };
+        report.rows += 1;
+        let line = record.position().map_or(0, |p| p.line());
+        let get = |c: Option<usize>| c.and_then(|i| record.get(i)).map(str::trim).unwrap_or("");
+        let instance = get(Some(c_instance)).to_owned();
+        let skip = |report: &mut ImportReport, reason: String| {
+            report.skipped.push(Skipped {
+                line,
+                instance: instance.clone(),
+                reason,
+            })
+        };
+        let accelerator = get(c_acc);
+        if accelerator.is_empty() {
+            skip(
+                &mut report,
+                "no accelerator (a host VM row; the GPU is priced separately)".to_owned(),
+            );
+            continue;
+        }
+        let Some(gpu) = map_gpu(accelerator) else {
+            skip(
+                &mut report,
+                format!("GPU {accelerator:?} is not in the spec table"),
+            );
+            continue;
+        };
+        let spec = find_gpu(gpu).expect("mapped GPUs exist");
+        let price: f64 = match get(Some(c_price)).parse() {
+            Ok(p) if p > 0.0 && f64::is_finite(p) => p,
+            _ => {
+                skip(
+                    &mut report,
+                    format!("no usable on-demand price ({:?})", get(Some(c_price))),
+                );
+                continue;
+            }
+        };
+        let count: f64 = get(c_count).parse().unwrap_or(1.0);
+        let info = get(c_info);
+        let partition = dict_number(info, "GpuPartitionSize").filter(|p| *p > 0.0 && *p <= 1.0);
+        let fraction = partition.unwrap_or(if count > 0.0 && count < 1.0 {
+            count
+        } else {
+            1.0
+        });
+        let gpu_count = if count >= 1.0 {
+            count.round() as u32
+        } else {
+            1
+        };
+        let vram_gib = match dict_number(info, "SizeInMiB") {
+            // RunPod writes GB into SizeInMiB.
+            Some(v) if v > 0.0 && v < 1024.0 => v,
+            Some(v) if v > 0.0 => v / 1024.0,
+            _ => spec.vram_gb * fraction,
+        };
+        let region_id = get(Some(c_region)).to_owned();
+        let tenancy = if fraction < 1.0 {
+            Tenancy::Vgpu
+        } else if provider.eq_ignore_ascii_case("vast") {
+            Tenancy::MarketplaceHost
+        } else {
+            Tenancy::Dedicated
+        };
+        let base = Offer {
+            id: String::new(),
+            provider: provider.to_owned(),
+            region: Region {
+                id: region_id.clone(),
+                name: region_id.clone(),
+                class: RegionClass::Overseas,
+                rtt_ms: default_rtt_ms(RegionClass::Overseas),
+            },
+            gpu: gpu.to_owned(),
+            gpu_count,
+            tenancy,
+            gpu_fraction: fraction,
+            vram_gib: (vram_gib * 100.0).round() / 100.0,
+            vcpu: get(c_vcpu).parse::<f64>().ok().map(|v| v.round() as u32),
+            ram_gib: get(c_mem).parse().ok(),
+            billing_mode: BillingMode::PayAsYouGo,
+            term_months: None,
+            upfront: None,
+            price: Decimal::from_f64_retain(price)
+                .unwrap_or_default()
+                .round_dp(6)
+                .normalize(),
+            currency: Currency::Usd,
+            granularity: Some(Granularity::Second),
+            minimum_minutes: None,
+            interruption_per_month: None,
+            queue_wait_hours: None,
+            storage_per_gb_month: Decimal::ZERO,
+            egress_per_gb: Decimal::ZERO,
+            system_disk_per_month: Decimal::ZERO,
+            security: vec![],
+            slowdown: None,
+            io: None,
+            as_of: as_of.to_owned(),
+            source: format!("SkyPilot vms.csv import ({provider})"),
+            estimate: false,
+            estimate_note: None,
+        };
+        let mut rows = vec![(false, base.clone())];
+        match get(c_spot) {
+            "" => {}
+            s => match s.parse::<f64>() {
+                Ok(sp) if sp > 0.0 && sp < SPOT_DISCOUNT_SHARE * price => {
+                    let mut spot = base.clone();
+                    spot.billing_mode = BillingMode::Spot;
+                    spot.price = Decimal::from_f64_retain(sp)
+                        .unwrap_or_default()
+                        .round_dp(6)
+                        .normalize();
+                    spot.interruption_per_month = Some(IMPORTED_SPOT_INTERRUPTION);
+                    spot.estimate = true;
+                    spot.estimate_note =
+                        Some("interruption rate assumed: the >20 %/month band midpoint".to_owned());
+                    rows.push((true, spot));
+                }
+                Ok(sp) if sp <= 0.0 => report.spot_ignored.push(Skipped {
+                    line,
+                    instance: instance.clone(),
+                    reason: "spot price 0: not offered".to_owned(),
+                }),
+                Ok(_) => report.spot_ignored.push(Skipped {
+                    line,
+                    instance: instance.clone(),
+                    reason: "spot price at least 95 % of on-demand: no real discount".to_owned(),
+                }),
+                Err(_) => report.spot_ignored.push(Skipped {
+                    line,
+                    instance: instance.clone(),
+                    reason: format!("spot price {s:?} is not a number"),
+                }),
+            },
+        }
+        for (is_spot, mut offer) in rows {
+            offer.id = format!(
+                "{}-{}-{}{}",
+                slug(provider),
+                slug(&instance),
+                slug(&region_id),
+                if is_spot { "-spot" } else { "" }
+            );
+            let key = (instance.clone(), region_id.clone(), is_spot);
+            match by_key.get_mut(&key) {
+                Some(existing) => {
+                    if !is_spot {
+                        report.merged_zone_rows += 1;
+                    }
+                    if offer.price < existing.price {
+                        existing.price = offer.price;
+                    }
+                }
+                None => {
+                    by_key.insert(key, offer);
+                }
+            }
+        }
+    }
+    let offers: Vec<Offer> = by_key.into_values().collect();
+    report.offers = offers.len();
+    Ok((
+        Catalog {
+            format_version: CATALOG_FORMAT_VERSION,
+            offers,
+        },
+        report,
+    ))
+}
+
+/// Reads any catalog a person may have: our JSON, our CSV, or a SkyPilot `vms.csv` (recognised by
+/// its `InstanceType` column; `provider` names its offers). The report is present for SkyPilot
+/// files only.
+pub fn import_any(
+    text: &str,
+    provider: &str,
+) -> Result<(Catalog, Option<ImportReport>), CatalogError> {
+    if text.trim_start().starts_with('{') {
+        return crate::offers::catalog::parse_catalog_json(text).map(|c| (c, None));
+    }
+    let header = text
+        .lines()
+        .find(|l| !l.starts_with('#') && !l.trim().is_empty())
+        .unwrap_or("");
+    if header.split(',').any(|h| h.trim() == "InstanceType") {
+        return import_vms_csv(text, provider, "imported").map(|(c, r)| (c, Some(r)));
+    }
+    crate::offers::csv::parse_catalog_csv(text).map(|c| (c, None))
+}

@@ -1,0 +1,223 @@
+//! Break-even figures, each with the points to draw its chart.
+//!
+//! - Hours per month above which a monthly plan beats pay-as-you-go: monthly price / hourly price.
+//! - Months per year above which a yearly plan beats monthly: yearly price / monthly price.
+//! - The work size above which the best dedicated offer's total beats the best shared one's:
+//!   the task is re-priced (closed forms) at work sizes from 1/10 to 64 times the given one.
+
+use rust_decimal::Decimal;
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+use crate::numbers::money::Money;
+use crate::offers::billing::BillingMode;
+use crate::offers::billing::HOURS_PER_MONTH;
+use crate::offers::catalog::Catalog;
+use crate::offers::offer::Offer;
+use crate::plan::context::Context;
+use crate::plan::cost::evaluate;
+use crate::plan::option::OptionResult;
+use crate::task::document::TaskProfile;
+
+/// One chart point: an x value and the two competing costs.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct Point {
+    /// The x value (hours per month, months per year, or work hours).
+    pub x: f64,
+    /// The first line's cost (pay-as-you-go, monthly, or shared).
+    pub a: Money,
+    /// The second line's cost (monthly, yearly, or dedicated).
+    pub b: Money,
+}
+
+/// Where a longer commitment starts to pay, for one GPU model.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct CommitmentBreakEven {
+    /// GPU short name.
+    pub gpu: String,
+    /// The shorter-commitment offer (per GPU figures).
+    pub short_offer: String,
+    /// The longer-commitment offer.
+    pub long_offer: String,
+    /// The break-even x (hours per month, or months per year).
+    pub break_even: f64,
+    /// Chart points.
+    pub points: Vec<Point>,
+}
+
+/// The work size where dedicated starts to beat shared for this task.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct RunLengthBreakEven {
+    /// Work hours (on the reference GPU) from which the best dedicated total is lower; absent if
+    /// it never is within the range, 0 if it always is.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub work_hours: Option<f64>,
+    /// Chart points: x = work hours, a = best shared total, b = best dedicated total.
+    pub points: Vec<Point>,
+}
+
+/// All break-even figures of a plan.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize, JsonSchema)]
+pub struct BreakEven {
+    /// Hours per month above which monthly beats pay-as-you-go.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub monthly_vs_pay_as_you_go: Option<CommitmentBreakEven>,
+    /// Months per year above which yearly beats monthly.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub yearly_vs_monthly: Option<CommitmentBreakEven>,
+    /// Work size above which dedicated beats shared.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub dedicated_vs_shared: Option<RunLengthBreakEven>,
+}
+
+/// Work-size factors swept for the dedicated-vs-shared break-even.
+const FACTORS: [f64; 11] = [0.1, 0.25, 0.5, 1.0, 2.0, 4.0, 8.0, 16.0, 24.0, 32.0, 64.0];
+
+/// Computes the break-even figures around the plan's ranked options.
+pub fn break_even(
+    ctx: &Context<'_>,
+    task: &TaskProfile,
+    catalog: &Catalog,
+    options: &[OptionResult],
+) -> BreakEven {
+    // GPU models in ranking order: the first that has both offers of a pair wins.
+    let mut gpus: Vec<&str> = options
+        .iter()
+        .filter(|o| o.feasible)
+        .map(|o| o.gpu.as_str())
+        .collect();
+    gpus.extend(options.iter().map(|o| o.gpu.as_str()));
+    let monthly_vs_payg = gpus.iter().find_map(|g| {
+        commitment(
+            ctx,
+            catalog,
+            g,
+            BillingMode::PayAsYouGo,
+            BillingMode::Monthly,
+        )
+    });
+    let yearly_vs_monthly = gpus
+        .iter()
+        .find_map(|g| commitment(ctx, catalog, g, BillingMode::Monthly, BillingMode::Yearly));
+    BreakEven {
+        monthly_vs_pay_as_you_go: monthly_vs_payg,
+        yearly_vs_monthly,
+        dedicated_vs_shared: run_length(ctx, task, catalog),
+    }
+}
+
+/// Per-GPU price of an offer in output currency (per hour or per term).
+fn per_gpu(ctx: &Context<'_>, offer: &Offer) -> Decimal {
+    ctx.offer_money(offer, offer.price) / Decimal::from(offer.gpu_count)
+}
+
+fn cheapest<'c>(
+    ctx: &Context<'_>,
+    catalog: &'c Catalog,
+    gpu: &str,
+    mode: BillingMode,
+) -> Option<&'c Offer> {
+    catalog
+        .offers
+        .iter()
+        .filter(|o| o.gpu == gpu && o.billing_mode == mode && !o.tenancy.is_slice())
+        .min_by(|a, b| per_gpu(ctx, a).cmp(&per_gpu(ctx, b)).then(a.id.cmp(&b.id)))
+}
+
+fn commitment(
+    ctx: &Context<'_>,
+    catalog: &Catalog,
+    gpu: &str,
+    short: BillingMode,
+    long: BillingMode,
+) -> Option<CommitmentBreakEven> {
+    let s = cheapest(ctx, catalog, gpu, short)?;
+    let l = cheapest(ctx, catalog, gpu, long)?;
+    let (short_price, long_price) = (per_gpu(ctx, s), per_gpu(ctx, l));
+    if short_price.is_zero() {
+        return None;
+    }
+    let ratio = long_price / short_price;
+    let (max_x, steps) = if short == BillingMode::PayAsYouGo {
+        (HOURS_PER_MONTH, 10)
+    } else {
+        (12.0, 12)
+    };
+    let points = (0..=steps)
+        .map(|i| {
+            let x = max_x * f64::from(i) / f64::from(steps);
+            Point {
+                x,
+                a: ctx.money(short_price * crate::numbers::money::dec(x)),
+                b: ctx.money(long_price),
+            }
+        })
+        .collect();
+    Some(CommitmentBreakEven {
+        gpu: gpu.to_owned(),
+        short_offer: s.id.clone(),
+        long_offer: l.id.clone(),
+        break_even: f64::try_from(ratio.round_dp(2)).unwrap_or(0.0),
+        points,
+    })
+}
+
+fn run_length(
+    ctx: &Context<'_>,
+    task: &TaskProfile,
+    catalog: &Catalog,
+) -> Option<RunLengthBreakEven> {
+    if task.service.is_some() || task.work_hours <= 0.0 {
+        return None;
+    }
+    let mut points = Vec::new();
+    for factor in FACTORS {
+        let scaled = TaskProfile {
+            work_hours: task.work_hours * factor,
+            ..task.clone()
+        };
+        let scaled_ctx = Context::new(&scaled, ctx.settings);
+        let options: Vec<OptionResult> = catalog
+            .offers
+            .iter()
+            .map(|o| evaluate(&scaled_ctx, o, None))
+            .collect();
+        let best = |shared: bool| {
+            options
+                .iter()
+                .filter(|o| o.feasible && o.shared == shared)
+                .map(|o| o.total_expected.amount)
+                .min()
+        };
+        if let (Some(a), Some(b)) = (best(true), best(false)) {
+            points.push(Point {
+                x: scaled.work_hours,
+                a: ctx.money(a),
+                b: ctx.money(b),
+            });
+        }
+    }
+    if points.is_empty() {
+        return None;
+    }
+    let cheaper = |p: &Point| p.b.amount <= p.a.amount;
+    let work_hours = if cheaper(&points[0]) {
+        Some(0.0)
+    } else {
+        points
+            .windows(2)
+            .find(|w| !cheaper(&w[0]) && cheaper(&w[1]))
+            .map(|w| {
+                // Linear interpolation of the gap between the two points.
+                let gap = |p: &Point| f64::try_from(p.b.amount - p.a.amount).unwrap_or(0.0);
+                let (g0, g1) = (gap(&w[0]), gap(&w[1]));
+                let t = if (g0 - g1).abs() > 0.0 {
+                    g0 / (g0 - g1)
+                } else {
+                    0.0
+                };
+                crate::plan::context::round4(w[0].x + t * (w[1].x - w[0].x))
+            })
+    };
+    Some(RunLengthBreakEven { work_hours, points })
+}

@@ -1,0 +1,86 @@
+//! What pricing every offer of one plan shares: the task, the settings, the reference GPU — and
+//! the conversions of money into the plan's currency and of float quantities into exact decimals.
+
+use rust_decimal::{Decimal, RoundingStrategy};
+
+use crate::hardware::gpu::{GpuSpec, find_gpu};
+use crate::numbers::money::{Currency, Money};
+use crate::offers::offer::Offer;
+use crate::plan::settings::PlanSettings;
+use crate::task::document::TaskProfile;
+
+/// What every offer's evaluation shares: the task, the settings, the reference GPU.
+pub struct Context<'a> {
+    /// The task.
+    pub task: &'a TaskProfile,
+    /// The settings.
+    pub settings: &'a PlanSettings,
+    pub(crate) reference: Option<&'static GpuSpec>,
+}
+
+impl<'a> Context<'a> {
+    /// Prepares the shared parts of an evaluation.
+    pub fn new(task: &'a TaskProfile, settings: &'a PlanSettings) -> Context<'a> {
+        Context {
+            task,
+            settings,
+            reference: find_gpu(&task.reference_gpu),
+        }
+    }
+
+    /// Converts an amount to the output currency at the user's rate.
+    pub fn convert(&self, amount: Decimal, from: Currency) -> Decimal {
+        match (from, self.settings.currency) {
+            (a, b) if a == b => amount,
+            (Currency::Usd, Currency::Cny) => amount * self.settings.cny_per_usd,
+            (Currency::Cny, Currency::Usd) => amount / self.settings.cny_per_usd,
+            _ => amount,
+        }
+    }
+
+    /// The discount factor for a provider (1 when none is set).
+    pub fn discount(&self, provider: &str) -> Decimal {
+        self.settings
+            .discounts
+            .iter()
+            .find(|d| d.provider == provider)
+            .map_or(Decimal::ONE, |d| d.factor)
+    }
+
+    /// An offer's own price converted to output currency with its provider discount.
+    pub fn offer_money(&self, offer: &Offer, amount: Decimal) -> Decimal {
+        self.convert(amount * self.discount(&offer.provider), offer.currency)
+    }
+
+    /// A task amount (penalty, value of time, budget) in the output currency.
+    pub fn task_money(&self, amount: Decimal) -> Decimal {
+        self.convert(amount, self.task.currency)
+    }
+
+    /// Money in the output currency, rounded to the minor unit.
+    pub fn money(&self, amount: Decimal) -> Money {
+        let digits = self.settings.currency.minor_digits();
+        let mut rounded =
+            amount.round_dp_with_strategy(digits, RoundingStrategy::MidpointAwayFromZero);
+        rounded.rescale(digits);
+        Money::new(rounded, self.settings.currency)
+    }
+}
+
+/// One decimal place, for reason parameters.
+pub fn fmt1(x: f64) -> String {
+    if x.is_finite() {
+        format!("{x:.1}")
+    } else {
+        "∞".to_owned()
+    }
+}
+
+/// Rounds to 4 decimals so outputs are stable text; non-finite hours become the horizon.
+pub fn round4(x: f64) -> f64 {
+    if x.is_finite() {
+        libm::round(x * 10_000.0) / 10_000.0
+    } else {
+        10_000_000.0
+    }
+}

@@ -1,0 +1,154 @@
+//! The hybrid plan: each phase of a training task on the capacity that suits it — prototype on
+//! shared pay-as-you-go, the main work on dedicated, serving on dedicated, cold data on object
+//! storage — each priced.
+
+use rust_decimal::Decimal;
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+use crate::numbers::money::{Currency, Money};
+use crate::offers::billing::{BillingMode, HOURS_PER_MONTH};
+use crate::offers::catalog::Catalog;
+use crate::offers::rent::rent_in_offer_currency;
+use crate::plan::context::Context;
+use crate::plan::decision::{Choice, Decision};
+use crate::task::document::{Sensitivity, TaskProfile};
+
+/// Cold object storage per GB-month in yuan (assumed typical infrequent-access list price).
+pub const COLD_STORAGE_CNY: Decimal = Decimal::from_parts(8, 0, 0, false, 2);
+
+/// Cold object storage per GB-month in dollars (assumed typical infrequent-access list price).
+pub const COLD_STORAGE_USD: Decimal = Decimal::from_parts(125, 0, 0, false, 4);
+
+/// A phase of the hybrid plan.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum PhaseKind {
+    /// Development and debugging on shared pay-as-you-go.
+    Prototype,
+    /// The main work on the cheapest dedicated capacity.
+    Train,
+    /// Serving on dedicated capacity.
+    Serve,
+    /// Keeping data on cold object storage.
+    ColdStorage,
+}
+
+/// One priced phase.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct Phase {
+    /// Which phase.
+    pub phase: PhaseKind,
+    /// The offer used, if any.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub offer_id: Option<String>,
+    /// Hours of GPU time (or months of storage for cold storage, as hours).
+    pub hours: f64,
+    /// What the phase costs.
+    pub cost: Money,
+}
+
+/// The hybrid plan: each phase on the capacity that suits it, each priced.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct HybridPlan {
+    /// The phases in order.
+    pub phases: Vec<Phase>,
+    /// Sum of the phases.
+    pub total: Money,
+}
+
+/// Prices the hybrid plan for training-like tasks (prototype, train, serve, cold storage).
+pub fn hybrid_plan(
+    ctx: &Context<'_>,
+    task: &TaskProfile,
+    catalog: &Catalog,
+    decision: &Decision,
+) -> Option<HybridPlan> {
+    if !task.kind.is_training() || decision.choice == Choice::NoFeasibleOffer {
+        return None;
+    }
+    let mut phases = Vec::new();
+    let vram_ok = |o: &crate::offers::offer::Offer| o.vram_gib >= task.vram_gib && o.gpu_count >= 1;
+    if let Some(proto) = task.prototype {
+        let best = catalog
+            .offers
+            .iter()
+            .filter(|o| {
+                o.tenancy.is_shared() && o.billing_mode == BillingMode::PayAsYouGo && vram_ok(o)
+            })
+            .filter(|_| task.sensitivity != Sensitivity::InHouse)
+            .map(|o| {
+                (
+                    o,
+                    ctx.offer_money(o, rent_in_offer_currency(o, proto.hours, proto.hours, 1)),
+                )
+            })
+            .min_by(|a, b| a.1.cmp(&b.1).then(a.0.id.cmp(&b.0.id)));
+        if let Some((o, cost)) = best {
+            phases.push(Phase {
+                phase: PhaseKind::Prototype,
+                offer_id: Some(o.id.clone()),
+                hours: proto.hours,
+                cost: ctx.money(cost),
+            });
+        }
+    }
+    // The main work runs on the cheapest feasible dedicated offer (often a weekly or monthly
+    // plan when the work is long; pay-as-you-go when it is short).
+    if let Some(id) = decision.best_dedicated.as_deref() {
+        let options = crate::plan::evaluate_for(ctx, catalog);
+        if let Some(p) = options.iter().find(|o| o.offer_id == id) {
+            phases.push(Phase {
+                phase: PhaseKind::Train,
+                offer_id: Some(p.offer_id.clone()),
+                hours: p.hours_expected,
+                cost: p.total_expected,
+            });
+        }
+    }
+    if let Some(service) = task.service {
+        let hours = service.hours_per_month * service.months;
+        let best = catalog
+            .offers
+            .iter()
+            .filter(|o| !o.tenancy.is_shared() && o.billing_mode != BillingMode::Spot && vram_ok(o))
+            .map(|o| {
+                (
+                    o,
+                    ctx.offer_money(
+                        o,
+                        rent_in_offer_currency(o, hours, service.months * HOURS_PER_MONTH, 1),
+                    ),
+                )
+            })
+            .min_by(|a, b| a.1.cmp(&b.1).then(a.0.id.cmp(&b.0.id)));
+        if let Some((o, cost)) = best {
+            phases.push(Phase {
+                phase: PhaseKind::Serve,
+                offer_id: Some(o.id.clone()),
+                hours,
+                cost: ctx.money(cost),
+            });
+        }
+    }
+    if task.storage_gb > 0.0 && task.storage_months > 0.0 {
+        let rate = match ctx.settings.currency {
+            Currency::Cny => COLD_STORAGE_CNY,
+            Currency::Usd => COLD_STORAGE_USD,
+        };
+        let cost = rate
+            * crate::numbers::money::dec(task.storage_gb)
+            * crate::numbers::money::dec(task.storage_months);
+        phases.push(Phase {
+            phase: PhaseKind::ColdStorage,
+            offer_id: None,
+            hours: task.storage_months * HOURS_PER_MONTH,
+            cost: ctx.money(cost),
+        });
+    }
+    if phases.is_empty() {
+        return None;
+    }
+    let total = ctx.money(phases.iter().map(|p| p.cost.amount).sum());
+    Some(HybridPlan { phases, total })
+}

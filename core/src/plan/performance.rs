@@ -1,0 +1,16 @@
+//! How fast an offer runs the task's work compared with the reference GPU: the spec ratio for the
+//! kind of work, and what is kept when work spreads over several GPUs.
+
+use crate::hardware::gpu::GpuSpec;
+use crate::task::document::Bound;
+
+/// Share of linear speed-up kept when work spreads over several GPUs (an assumption).
+pub const MULTI_GPU_EFFICIENCY: f64 = 0.9;
+
+/// How fast the offer's GPU is relative to the reference GPU for this kind of work.
+pub fn speed_ratio(reference: &GpuSpec, gpu: &GpuSpec, bound: Bound) -> f64 {
+    match bound {
+        Bound::Compute => gpu.fp16_tflops / reference.fp16_tflops,
+        Bound::Memory => gpu.mem_bw_gbs / reference.mem_bw_gbs,
+    }
+}

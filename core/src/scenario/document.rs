@@ -1,0 +1,279 @@
+//! A scenario: a task, the pricing settings and the user's edits to the catalog — everything the
+//! site shows, in one document that is saved locally, shared as a link and repriced by
+//! `gpufare plan --scenario`.
+
+use std::collections::BTreeMap;
+
+use rust_decimal::Decimal;
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+use thiserror::Error;
+
+use crate::numbers::money::Currency;
+use crate::offers::billing::BillingMode;
+use crate::offers::catalog::Catalog;
+use crate::offers::offer::{Offer, RegionClass};
+use crate::offers::validate::validate_offer;
+use crate::plan::settings::{PlanError, PlanSettings};
+use crate::plan::{PlanResult, plan};
+use crate::task::document::TaskProfile;
+
+/// The scenario format this build writes and the newest it reads.
+pub const SCENARIO_FORMAT_VERSION: u32 = 1;
+
+/// The user's changes to a base catalog.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize, JsonSchema)]
+pub struct CatalogEdits {
+    /// New prices by offer id, in the offer's currency and unit.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    #[schemars(with = "BTreeMap<String, String>")]
+    pub prices: BTreeMap<String, Decimal>,
+    /// Offers the user added.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub added: Vec<Offer>,
+    /// Ids of base offers the user removed.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub removed: Vec<String>,
+}
+
+impl CatalogEdits {
+    /// The base catalog with these edits applied.
+    pub fn apply(&self, base: &Catalog) -> Catalog {
+        let mut offers: Vec<Offer> = base
+            .offers
+            .iter()
+            .filter(|o| !self.removed.contains(&o.id))
+            .map(|o| match self.prices.get(&o.id) {
+                Some(p) => Offer {
+                    price: *p,
+                    estimate: false,
+                    source: format!("edited by the user (was {})", o.price),
+                    ..o.clone()
+                },
+                None => o.clone(),
+            })
+            .collect();
+        offers.extend(self.added.iter().cloned());
+        Catalog {
+            format_version: base.format_version,
+            offers,
+        }
+    }
+
+    /// Whether nothing is edited.
+    pub fn is_empty(&self) -> bool {
+        self.prices.is_empty() && self.added.is_empty() && self.removed.is_empty()
+    }
+}
+
+/// Which offers of the catalog the user wants considered (empty lists mean "all").
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize, JsonSchema)]
+pub struct OfferFilter {
+    /// Shared or dedicated only, or both when absent.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub shared: Option<bool>,
+    /// Billing modes to keep.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub billing_modes: Vec<BillingMode>,
+    /// Region classes to keep.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub region_classes: Vec<RegionClass>,
+    /// Currencies to keep.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub currencies: Vec<Currency>,
+    /// Text that must appear in the provider, region, GPU or id (case-insensitive).
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub text: String,
+}
+
+impl OfferFilter {
+    /// Whether an offer passes the filter.
+    pub fn matches(&self, o: &Offer) -> bool {
+        let text = self.text.trim().to_lowercase();
+        self.shared.is_none_or(|s| o.tenancy.is_shared() == s)
+            && (self.billing_modes.is_empty() || self.billing_modes.contains(&o.billing_mode))
+            && (self.region_classes.is_empty() || self.region_classes.contains(&o.region.class))
+            && (self.currencies.is_empty() || self.currencies.contains(&o.currency))
+            && (text.is_empty()
+                || [&o.provider, &o.region.name, &o.region.id, &o.gpu, &o.id]
+                    .iter()
+                    .any(|f| f.to_lowercase().contains(&text)))
+    }
+}
+
+/// Everything needed to reproduce a plan.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct Scenario {
+    /// Version of this document's format; always the first field.
+    pub format_version: u32,
+    /// The preset the task started from, if any.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub preset: Option<String>,
+    /// The task.
+    pub task: TaskProfile,
+    /// Currency, rate, seed, trials, discounts.
+    pub settings: PlanSettings,
+    /// Changes to the default catalog.
+    #[serde(default)]
+    pub edits: CatalogEdits,
+    /// Which offers are considered.
+    #[serde(default)]
+    pub filter: OfferFilter,
+    /// Figures measured by probe profiles, replacing assumptions of the matching offers.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub measured: Vec<crate::profile::evidence::MeasuredFactors>,
+}
+
+/// Why a scenario (or share link) could not be read.
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+pub enum ScenarioError {
+    /// The link's text is not base64.
+    #[error("the link is damaged (not base64)")]
+    NotBase64,
+    /// The JSON is malformed or a field is wrong.
+    #[error("the scenario is invalid: {0}")]
+    Invalid(String),
+    /// Written by a newer gpufare.
+    #[error("scenario format version {found} is newer than this gpufare supports (up to {max})")]
+    UnsupportedFormat {
+        /// The version in the document.
+        found: u64,
+        /// The newest version this build reads.
+        max: u32,
+    },
+}
+
+impl Scenario {
+    /// A scenario for a task with default settings and no edits.
+    pub fn new(task: TaskProfile, preset: Option<&str>) -> Scenario {
+        Scenario {
+            format_version: SCENARIO_FORMAT_VERSION,
+            preset: preset.map(str::to_owned),
+            task,
+            settings: PlanSettings::default(),
+            edits: CatalogEdits::default(),
+            filter: OfferFilter::default(),
+            measured: Vec::new(),
+        }
+    }
+
+    /// The catalog this scenario prices: the base with the edits applied, then filtered.
+    pub fn catalog(&self, base: &Catalog) -> Catalog {
+        let mut catalog = self.edits.apply(base);
+        catalog.offers.retain(|o| self.filter.matches(o));
+        crate::profile::evidence::apply(&mut catalog, &self.measured);
+        catalog
+    }
+
+    /// Prices the scenario against a base catalog.
+    pub fn plan(&self, base: &Catalog) -> Result<PlanResult, PlanError> {
+        plan(&self.task, &self.catalog(base), &self.settings)
+    }
+
+    /// Checks versions and ranges of everything inside.
+    pub fn validate(&self) -> Result<(), ScenarioError> {
+        if self.format_version > SCENARIO_FORMAT_VERSION {
+            return Err(ScenarioError::UnsupportedFormat {
+                found: u64::from(self.format_version),
+                max: SCENARIO_FORMAT_VERSION,
+            });
+        }
+        self.task
+            .validate()
+            .map_err(|e| ScenarioError::Invalid(e.to_string()))?;
+        self.settings
+            .validate()
+            .map_err(|e| ScenarioError::Invalid(e.to_string()))?;
+        for o in &self.edits.added {
+            validate_offer(o).map_err(|(f, m)| {
+                ScenarioError::Invalid(format!("added offer {}: {f}: {m}", o.id))
+            })?;
+        }
+        if self
+            .edits
+            .prices
+            .values()
+            .any(|p| p.is_sign_negative() || *p > Decimal::from(100_000_000))
+        {
+            return Err(ScenarioError::Invalid(
+                "an edited price is out of range".to_owned(),
+            ));
+        }
+        Ok(())
+    }
+}
+
+/// Reads a scenario from JSON text, checking its version and ranges.
+pub fn parse_scenario(text: &str) -> Result<Scenario, ScenarioError> {
+    let value: serde_json::Value =
+        serde_json::from_str(text).map_err(|e| ScenarioError::Invalid(e.to_string()))?;
+    let version = value
+        .get("format_version")
+        .and_then(serde_json::Value::as_u64)
+        .unwrap_or(0);
+    if version > u64::from(SCENARIO_FORMAT_VERSION) {
+        return Err(ScenarioError::UnsupportedFormat {
+            found: version,
+            max: SCENARIO_FORMAT_VERSION,
+        });
+    }
+    // Parsed again from the text rather than from `value`: one deserializer for every type keeps
+    // the site's wasm smaller than a second, `Value`-driven copy of each Deserialize impl.
+    let scenario: Scenario =
+        serde_json::from_str(text).map_err(|e| ScenarioError::Invalid(e.to_string()))?;
+    scenario.validate()?;
+    Ok(scenario)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::offers::default::default_catalog;
+    use crate::task::presets::preset;
+
+    #[test]
+    fn filters_narrow_the_catalog() {
+        let mut s = Scenario::new(preset("code_check").unwrap(), None);
+        let all = s.catalog(default_catalog()).offers.len();
+        s.filter.shared = Some(false);
+        s.filter.billing_modes = vec![BillingMode::Monthly];
+        let kept = s.catalog(default_catalog());
+        assert!(!kept.offers.is_empty() && kept.offers.len() < all);
+        assert!(
+            kept.offers
+                .iter()
+                .all(|o| !o.tenancy.is_shared() && o.billing_mode == BillingMode::Monthly)
+        );
+        s.filter = OfferFilter {
+            text: "autodl".into(),
+            ..OfferFilter::default()
+        };
+        assert!(
+            s.catalog(default_catalog())
+                .offers
+                .iter()
+                .all(|o| o.provider == "AutoDL")
+        );
+    }
+
+    #[test]
+    fn edits_apply_to_the_base_catalog() {
+        let base = default_catalog();
+        let first = base.offers[0].id.clone();
+        let second = base.offers[1].id.clone();
+        let mut edits = CatalogEdits::default();
+        edits.prices.insert(first.clone(), Decimal::from(3));
+        edits.removed.push(second.clone());
+        let mut extra = base.offers[2].clone();
+        extra.id = "mine".to_owned();
+        edits.added.push(extra);
+        let c = edits.apply(base);
+        assert_eq!(c.offers.len(), base.offers.len());
+        assert_eq!(
+            c.offers.iter().find(|o| o.id == first).unwrap().price,
+            Decimal::from(3)
+        );
+        assert!(c.offers.iter().all(|o| o.id != second));
+        assert_eq!(c.offers.last().unwrap().id, "mine");
+    }
+}

@@ -1,0 +1,11 @@
+//! What the user wants to run: the task document (work, VRAM, runs, deadline, latency target,
+//! data sensitivity, interruptions, money) and the ready-made presets of the reference article.
+
+pub mod document;
+pub mod presets;
+
+pub use document::{
+    Bound, Checkpoint, LatencyTarget, Prototype, Sensitivity, Service, TASK_FORMAT_VERSION,
+    TaskError, TaskKind, TaskProfile, parse_task,
+};
+pub use presets::{PRESET_IDS, preset};
