@@ -19,6 +19,30 @@
 //! `clippy.toml` next to this crate), so the command-line tool and the WebAssembly site compute
 //! the very same figures from the same input. `cargo xtask layers` checks the order above.
 
+/// Gives a unit enum its file identifiers: `ALL` (every value in declaration order), `id()` (the
+/// identifier serde writes; a test checks they agree) and `from_id()`. The site and the CLI word
+/// values by these identifiers, as they word reasons by their rule ids.
+macro_rules! identifiers {
+    ($ty:ident { $($variant:ident => $id:literal),+ $(,)? }) => {
+        impl $ty {
+            /// Every value, in declaration order.
+            pub const ALL: [$ty; [$($id),+].len()] = [$($ty::$variant),+];
+
+            /// The identifier used in files, e.g. in JSON and CSV.
+            pub fn id(self) -> &'static str {
+                match self {
+                    $($ty::$variant => $id),+
+                }
+            }
+
+            /// Parses an identifier written by `id`.
+            pub fn from_id(id: &str) -> Option<$ty> {
+                $ty::ALL.into_iter().find(|v| v.id() == id)
+            }
+        }
+    };
+}
+
 pub mod export;
 pub mod hardware;
 pub mod numbers;

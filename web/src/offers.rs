@@ -238,13 +238,13 @@ fn Filters(
                     id="filter-region"
                     on:change=move |ev| {
                         let v = event_target_value(&ev);
-                        let class = classes.into_iter().find(|c| gpufare_core::plan::cost::region_class_id(*c) == v);
+                        let class = classes.into_iter().find(|c| c.id() == v);
                         scenario.update(|s| s.filter.region_classes = class.into_iter().collect());
                     }
                 >
                     <option value="all" selected=move || scenario.with(|s| s.filter.region_classes.is_empty())>{move || t(lang.get(), "all")}</option>
                     {classes.into_iter().map(|c| view! {
-                        <option value=gpufare_core::plan::cost::region_class_id(c) selected=move || scenario.with(|s| s.filter.region_classes == [c])>
+                        <option value=c.id() selected=move || scenario.with(|s| s.filter.region_classes == [c])>
                             {move || words::region_class(lang.get(), c)}
                         </option>
                     }).collect_view()}

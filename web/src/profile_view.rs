@@ -4,7 +4,6 @@
 //! assumptions. Files are read with the File API and parsed by `gpufare-core`; nothing is
 //! uploaded.
 
-use gpufare_core::export::budget::id_of;
 use gpufare_core::numbers::money::group_thousands;
 use gpufare_core::numbers::rng::fnv1a;
 use gpufare_core::profile::document::{Profile, ProfileError, parse_profile};
@@ -282,7 +281,7 @@ fn Compare(
                         let verdicts = m.verdicts.iter().map(|v| {
                             let evidence = v.evidence.iter().map(|e| format!("{}={}", e.key, e.value)).collect::<Vec<_>>().join(", ");
                             view! {
-                                <li class=level_class(v.level) data-kind=id_of(&v.kind) data-finding=v.finding.clone()>
+                                <li class=level_class(v.level) data-kind=v.kind.id().to_owned() data-finding=v.finding.clone()>
                                     <strong>{
                                         let (kind, found) = (v.kind, v.finding.clone());
                                         move || format!("{}: {}", crate::words::verdict_kind(lang.get(), kind), crate::words::finding(lang.get(), &found))

@@ -2,7 +2,6 @@
 //! the break-even figures, the security checklist and the assumptions. Everything shown comes
 //! from `gpufare_core::plan`; this module only lays it out.
 
-use gpufare_core::export::budget::id_of;
 use gpufare_core::offers::default::default_catalog;
 use gpufare_core::plan::PlanResult;
 use gpufare_core::plan::option::OptionResult;
@@ -38,7 +37,7 @@ fn reason_list(lang: Lang, reasons: &[Reason], class: &'static str) -> impl Into
     let items = reasons
         .iter()
         .map(|r| {
-            let rule = id_of(&r.rule);
+            let rule = r.rule.id().to_owned();
             view! { <li data-rule=rule>{words::reason(lang, r)}</li> }
         })
         .collect_view();
@@ -84,7 +83,7 @@ fn Decision(lang: Lang, result: PlanResult) -> impl IntoView {
         .as_ref()
         .and_then(|id| result.options.iter().find(|o| &o.offer_id == id))
         .cloned();
-    let choice_id = id_of(&d.choice);
+    let choice_id = d.choice.id().to_owned();
     view! {
         <div class="decision" id="decision" data-choice=choice_id>
             <p class="choice" id="choice">{words::choice(lang, d.choice)}</p>
@@ -121,7 +120,7 @@ fn Ranking(lang: Lang, result: PlanResult) -> impl IntoView {
         .iter()
         .enumerate()
         .map(|(i, o)| {
-            let fit = id_of(&o.vram_fit);
+            let fit = o.vram_fit.id().to_owned();
             let flags = o.flags.iter().map(|r| words::reason(lang, r)).collect::<Vec<_>>().join("\n");
             let has_flags = !o.flags.is_empty();
             view! {

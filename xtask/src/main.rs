@@ -6,8 +6,10 @@
 //! - `test`  installs what tests need (wasm target, Chromium, ChromeDriver, npm packages) and runs
 //!   every test: formatting, clippy, native tests, wasm tests in Chromium, browser end-to-end.
 //! - `e2e`   only the browser end-to-end tests, optionally those matching a name pattern.
+//! - `layers` checks that gpufare-core's modules import only from the layers below them.
 
 mod dist;
+mod layers;
 mod prereq;
 mod serve;
 mod test;
@@ -26,6 +28,7 @@ commands:
                                http://127.0.0.1:N/ (default 8080), gzipped as a web host would
   test                         install test prerequisites and run every test
   e2e [PATTERN]                only the browser tests (those whose name matches PATTERN)
+  layers                       check that gpufare-core imports only downward, with no circles
   schemas                      regenerate the JSON Schemas in public/schema/ and examples/ from core";
 
 fn main() -> ExitCode {
@@ -70,6 +73,7 @@ fn run(args: &[String]) -> Result<()> {
         Some("test") => test::run_all(&root),
         Some("e2e") => test::run_e2e(&root, args.get(1).map(String::as_str)),
         Some("schemas") => write_schemas(&root),
+        Some("layers") => layers::run(&root),
         Some("-h" | "--help" | "help") | None => {
             println!("{USAGE}");
             Ok(())

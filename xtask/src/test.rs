@@ -42,6 +42,7 @@ fn install(root: &Path) -> Result<()> {
 
 fn checks_and_unit_tests(root: &Path) -> Result<()> {
     run_cmd(cargo().args(["fmt", "--all", "--", "--check"]))?;
+    crate::layers::run(root)?;
     run_cmd(cargo().args([
         "clippy",
         "--workspace",

@@ -36,7 +36,7 @@ pub struct BudgetReason {
 impl BudgetReason {
     fn from(r: &Reason) -> BudgetReason {
         BudgetReason {
-            rule: id_of(&r.rule),
+            rule: r.rule.id().to_owned(),
             params: r.params.clone(),
             text: r.english(),
         }
@@ -182,13 +182,6 @@ pub struct Budget {
     pub scenario: Option<crate::scenario::document::Scenario>,
 }
 
-/// The identifier serde writes for a unit enum value, e.g. `vram_oom` or `pay_as_you_go`.
-pub fn id_of<T: Serialize>(value: &T) -> String {
-    serde_json::to_string(value)
-        .map(|s| s.trim_matches('"').to_owned())
-        .unwrap_or_default()
-}
-
 /// A money amount as a plain number (already rounded to the minor unit).
 pub fn number(m: &Money) -> f64 {
     f64::try_from(m.rounded()).unwrap_or(0.0)
@@ -207,14 +200,14 @@ pub fn budget(plan: &PlanResult, task: &TaskProfile, catalog: &Catalog) -> Budge
             provider: o.provider.clone(),
             gpu: o.gpu.clone(),
             gpu_count: o.gpu_count,
-            tenancy: id_of(&o.tenancy),
+            tenancy: o.tenancy.id().to_owned(),
             shared: o.shared,
-            billing_mode: id_of(&o.billing_mode),
-            region_class: id_of(&o.region_class),
+            billing_mode: o.billing_mode.id().to_owned(),
+            region_class: o.region_class.id().to_owned(),
             feasible: o.feasible,
             reasons: o.reasons.iter().map(BudgetReason::from).collect(),
             flags: o.flags.iter().map(BudgetReason::from).collect(),
-            vram_fit: id_of(&o.vram_fit),
+            vram_fit: o.vram_fit.id().to_owned(),
             hours_expected: o.hours_expected,
             hours_p50: o.hours_p50,
             hours_p90: o.hours_p90,
@@ -242,7 +235,7 @@ pub fn budget(plan: &PlanResult, task: &TaskProfile, catalog: &Catalog) -> Budge
         trials: plan.settings.trials,
         task: task.clone(),
         decision: BudgetDecision {
-            choice: id_of(&plan.decision.choice),
+            choice: plan.decision.choice.id().to_owned(),
             recommended_offer: plan.decision.recommended_offer.clone(),
             reasons: plan
                 .decision
@@ -259,7 +252,7 @@ pub fn budget(plan: &PlanResult, task: &TaskProfile, catalog: &Catalog) -> Budge
                 h.phases
                     .iter()
                     .map(|p| BudgetPhase {
-                        phase: id_of(&p.phase),
+                        phase: p.phase.id().to_owned(),
                         offer_id: p.offer_id.clone(),
                         hours: p.hours,
                         cost: number(&p.cost),
@@ -351,94 +344,4 @@ pub(crate) fn money_text(x: f64, c: Currency) -> String {
 /// Rounds a decimal amount to cents as a plain number (for callers holding `Decimal`s).
 pub fn decimal_number(d: Decimal) -> f64 {
     f64::try_from(d.round_dp(2)).unwrap_or(0.0)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::export::csv::{CSV_COLUMNS, budget_csv};
-    use crate::export::diff::{diff, diff_text};
-    use crate::export::markdown::budget_markdown;
-    use crate::offers::default::default_catalog;
-    use crate::plan::{PlanSettings, plan};
-    use crate::task::presets::preset;
-
-    fn sample() -> Budget {
-        let task = preset("qlora_7b").unwrap();
-        let settings = PlanSettings {
-            trials: 200,
-            ..PlanSettings::default()
-        };
-        budget(
-            &plan(&task, default_catalog(), &settings).unwrap(),
-            &task,
-            default_catalog(),
-        )
-    }
-
-    #[test]
-    fn json_round_trips_and_numbers_are_cents() {
-        let b = sample();
-        let text = budget_json(&b);
-        assert!(text.starts_with("{\n  \"format_version\": 1,"));
-        assert_eq!(parse_budget(&text).unwrap(), b);
-        let v: serde_json::Value = serde_json::from_str(&text).unwrap();
-        let first = &v["options"][0];
-        assert!(first["total_expected"].is_number() && first["rent"].is_number());
-        let sum: f64 = ["rent", "storage", "egress", "time_cost", "risk_cost"]
-            .iter()
-            .map(|k| first[k].as_f64().unwrap())
-            .sum();
-        assert!((sum - first["total_expected"].as_f64().unwrap()).abs() < 0.005);
-        assert!(matches!(
-            parse_budget("{\"format_version\": 5}"),
-            Err(BudgetError::UnsupportedFormat { found: 5, .. })
-        ));
-    }
-
-    #[test]
-    fn csv_has_raw_numbers_and_states_its_basis() {
-        let b = sample();
-        let text = budget_csv(&b);
-        assert!(text.contains("# price dates: "));
-        assert!(text.contains("# assumption cny_per_usd = 7.2"));
-        let body: String = text
-            .lines()
-            .filter(|l| !l.starts_with('#'))
-            .collect::<Vec<_>>()
-            .join("\n");
-        let mut reader = csv::Reader::from_reader(body.as_bytes());
-        assert_eq!(
-            reader.headers().unwrap().iter().collect::<Vec<_>>(),
-            CSV_COLUMNS
-        );
-        let first = reader.records().next().unwrap().unwrap();
-        let total: f64 = first[18].parse().unwrap();
-        assert!(
-            (total - b.options[0].total_expected).abs() < 0.001,
-            "{} vs {}",
-            &first[18],
-            b.options[0].total_expected
-        );
-        assert!(!first[18].contains(','));
-    }
-
-    #[test]
-    fn markdown_and_diff_describe_changes() {
-        let old = sample();
-        let md = budget_markdown(&old, 5);
-        assert!(md.contains("## Ranked options") && md.contains("Prices as of"));
-        let mut new = old.clone();
-        new.options[0].total_expected += 10.0;
-        new.decision.recommended_offer = Some("x".into());
-        let d = diff(&old, &new);
-        assert_eq!(d.changes.len(), 1);
-        assert_eq!(d.changes[0].total_change, Some(10.0));
-        let text = diff_text(&d, Currency::Cny);
-        assert!(
-            text.contains("recommendation: ") && text.contains("(+10.00 CNY)"),
-            "{text}"
-        );
-        assert!(diff(&old, &old).changes.is_empty());
-    }
 }

@@ -37,10 +37,13 @@ pub enum Granularity {
     Hour,
 }
 
-impl Granularity {
-    /// Every granularity, finest first.
-    pub const ALL: [Granularity; 3] = [Granularity::Second, Granularity::Minute, Granularity::Hour];
+identifiers!(Granularity {
+    Second => "second",
+    Minute => "minute",
+    Hour => "hour",
+});
 
+impl Granularity {
     /// Length of one billing unit in seconds.
     pub fn seconds(self) -> u64 {
         match self {
@@ -48,20 +51,6 @@ impl Granularity {
             Granularity::Minute => 60,
             Granularity::Hour => 3600,
         }
-    }
-
-    /// The identifier used in JSON and in the site (`second`, `minute`, `hour`).
-    pub fn id(self) -> &'static str {
-        match self {
-            Granularity::Second => "second",
-            Granularity::Minute => "minute",
-            Granularity::Hour => "hour",
-        }
-    }
-
-    /// Parses an identifier as written by [`Granularity::id`].
-    pub fn from_id(id: &str) -> Option<Granularity> {
-        Granularity::ALL.into_iter().find(|g| g.id() == id)
     }
 }
 
@@ -273,36 +262,17 @@ pub enum BillingMode {
     Spot,
 }
 
+identifiers!(BillingMode {
+    PayAsYouGo => "pay_as_you_go",
+    Daily => "daily",
+    Weekly => "weekly",
+    Monthly => "monthly",
+    Yearly => "yearly",
+    Reserved => "reserved",
+    Spot => "spot",
+});
+
 impl BillingMode {
-    /// Every billing mode, in display order.
-    pub const ALL: [BillingMode; 7] = [
-        BillingMode::PayAsYouGo,
-        BillingMode::Daily,
-        BillingMode::Weekly,
-        BillingMode::Monthly,
-        BillingMode::Yearly,
-        BillingMode::Reserved,
-        BillingMode::Spot,
-    ];
-
-    /// The identifier used in files.
-    pub fn id(self) -> &'static str {
-        match self {
-            BillingMode::PayAsYouGo => "pay_as_you_go",
-            BillingMode::Daily => "daily",
-            BillingMode::Weekly => "weekly",
-            BillingMode::Monthly => "monthly",
-            BillingMode::Yearly => "yearly",
-            BillingMode::Reserved => "reserved",
-            BillingMode::Spot => "spot",
-        }
-    }
-
-    /// Parses an identifier written by [`BillingMode::id`].
-    pub fn from_id(id: &str) -> Option<BillingMode> {
-        BillingMode::ALL.into_iter().find(|m| m.id() == id)
-    }
-
     /// Whether the price is per hour of running (pay-as-you-go, spot) rather than per term.
     pub fn is_metered(self) -> bool {
         matches!(self, BillingMode::PayAsYouGo | BillingMode::Spot)

@@ -118,7 +118,7 @@ pub fn catalog_to_csv(catalog: &Catalog) -> String {
             o.provider.clone(),
             o.region.id.clone(),
             o.region.name.clone(),
-            crate::export::budget::id_of(&o.region.class),
+            o.region.class.id().to_owned(),
             o.region.rtt_ms.to_string(),
             o.gpu.clone(),
             o.gpu_count.to_string(),

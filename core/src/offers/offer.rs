@@ -23,6 +23,12 @@ pub enum RegionClass {
     Overseas,
 }
 
+identifiers!(RegionClass {
+    Tier1 => "tier1",
+    Remote => "remote",
+    Overseas => "overseas",
+});
+
 /// Where an offer runs.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct Region {
@@ -60,38 +66,16 @@ pub enum SecurityControl {
     PrivateDeployment,
 }
 
-impl SecurityControl {
-    /// Every control, in display order.
-    pub const ALL: [SecurityControl; 8] = [
-        SecurityControl::Vpc,
-        SecurityControl::SecurityGroups,
-        SecurityControl::EncryptedDisk,
-        SecurityControl::CustomImageSsh,
-        SecurityControl::AuditLogs,
-        SecurityControl::SnapshotPolicy,
-        SecurityControl::VerifiedDeletion,
-        SecurityControl::PrivateDeployment,
-    ];
-
-    /// The identifier used in files.
-    pub fn id(self) -> &'static str {
-        match self {
-            SecurityControl::Vpc => "vpc",
-            SecurityControl::SecurityGroups => "security_groups",
-            SecurityControl::EncryptedDisk => "encrypted_disk",
-            SecurityControl::CustomImageSsh => "custom_image_ssh",
-            SecurityControl::AuditLogs => "audit_logs",
-            SecurityControl::SnapshotPolicy => "snapshot_policy",
-            SecurityControl::VerifiedDeletion => "verified_deletion",
-            SecurityControl::PrivateDeployment => "private_deployment",
-        }
-    }
-
-    /// Parses an identifier written by [`SecurityControl::id`].
-    pub fn from_id(id: &str) -> Option<SecurityControl> {
-        SecurityControl::ALL.into_iter().find(|c| c.id() == id)
-    }
-}
+identifiers!(SecurityControl {
+    Vpc => "vpc",
+    SecurityGroups => "security_groups",
+    EncryptedDisk => "encrypted_disk",
+    CustomImageSsh => "custom_image_ssh",
+    AuditLogs => "audit_logs",
+    SnapshotPolicy => "snapshot_policy",
+    VerifiedDeletion => "verified_deletion",
+    PrivateDeployment => "private_deployment",
+});
 
 /// Measured IO rates of the machines behind an offer (the default: none measured).
 #[derive(Debug, Clone, Copy, PartialEq, Default, Serialize, Deserialize, JsonSchema)]

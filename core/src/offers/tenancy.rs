@@ -49,39 +49,20 @@ pub enum Tenancy {
     MarketplaceHost,
 }
 
+identifiers!(Tenancy {
+    Dedicated => "dedicated",
+    Mig => "mig",
+    Vgpu => "vgpu",
+    TimeSliced => "time_sliced",
+    Mps => "mps",
+    MemCappedContainer => "mem_capped_container",
+    MarketplaceHost => "marketplace_host",
+});
+
 impl Tenancy {
-    /// Every tenancy, dedicated first.
-    pub const ALL: [Tenancy; 7] = [
-        Tenancy::Dedicated,
-        Tenancy::Mig,
-        Tenancy::Vgpu,
-        Tenancy::TimeSliced,
-        Tenancy::Mps,
-        Tenancy::MemCappedContainer,
-        Tenancy::MarketplaceHost,
-    ];
-
-    /// The identifier used in files.
-    pub fn id(self) -> &'static str {
-        match self {
-            Tenancy::Dedicated => "dedicated",
-            Tenancy::Mig => "mig",
-            Tenancy::Vgpu => "vgpu",
-            Tenancy::TimeSliced => "time_sliced",
-            Tenancy::Mps => "mps",
-            Tenancy::MemCappedContainer => "mem_capped_container",
-            Tenancy::MarketplaceHost => "marketplace_host",
-        }
-    }
-
     /// All identifiers, for error messages.
     pub fn ids() -> Vec<&'static str> {
         Tenancy::ALL.iter().map(|t| t.id()).collect()
-    }
-
-    /// Parses an identifier written by [`Tenancy::id`].
-    pub fn from_id(id: &str) -> Option<Tenancy> {
-        Tenancy::ALL.into_iter().find(|t| t.id() == id)
     }
 
     /// Whether this is shared compute (anything but a whole card to oneself).

@@ -67,15 +67,6 @@ impl<'a> Context<'a> {
     }
 }
 
-/// One decimal place, for reason parameters.
-pub fn fmt1(x: f64) -> String {
-    if x.is_finite() {
-        format!("{x:.1}")
-    } else {
-        "∞".to_owned()
-    }
-}
-
 /// Rounds to 4 decimals so outputs are stable text; non-finite hours become the horizon.
 pub fn round4(x: f64) -> f64 {
     if x.is_finite() {

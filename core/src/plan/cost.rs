@@ -1,107 +1,116 @@
-//! Pricing one offer for one task: feasibility, time, rent, storage, egress, time and risk cost.
+//! Pricing one offer for one task, in three named steps:
+//!
+//! 1. **feasibility** — [`feasibility::check`]: can the task run here at all (VRAM, GPUs, slices,
+//!    sensitivity, interruptions, queue);
+//! 2. **time** — [`work_on`] and [`time_on`]: the work on this offer's GPUs (speed, slices, GPUs
+//!    used, measured IO), then the time model (slowdown, interruptions, queue) in expectation and
+//!    as a distribution, and the vetoes that depend on time (never finishing, a hard deadline, a
+//!    latency target);
+//! 3. **money** — [`money_on`]: rent, storage, egress, the value of the time spent and the
+//!    deadline risk, as an expectation and at the P90 trial.
+//!
+//! [`evaluate`] runs the three and assembles the [`OptionResult`].
 
 use rust_decimal::Decimal;
 
 use crate::hardware::gpu::find_gpu;
-use crate::numbers::money::dec;
-use crate::offers::billing::{BillingMode, HOURS_PER_MONTH};
+use crate::numbers::money::{Money, dec};
+use crate::offers::billing::HOURS_PER_MONTH;
 use crate::offers::offer::{Offer, RegionClass};
 use crate::offers::rent::rent_in_offer_currency;
-use crate::offers::tenancy::{Slowdown, SlowdownSource, Tenancy};
-use crate::plan::context::{Context, fmt1, round4};
-use crate::plan::feasibility::{VRAM_TIGHT_SHARE, VramFit};
+use crate::offers::tenancy::{Slowdown, SlowdownSource};
+use crate::plan::context::{Context, round4};
+use crate::plan::feasibility::{self, Needs, fmt1};
 use crate::plan::option::OptionResult;
 use crate::plan::performance::{MULTI_GPU_EFFICIENCY, speed_ratio};
 use crate::plan::reason::{Reason, RuleId};
-use crate::plan::security::required_controls;
-use crate::plan::time::{Draws, TimeInputs, expect, hourly_rate, simulate};
-use crate::task::document::{Sensitivity, TaskKind};
+use crate::plan::time::{Draws, Expectation, TimeInputs, expect, hourly_rate, simulate};
+use crate::task::document::TaskKind;
 
 /// Prices `offer` for the context's task. With `draws`, the P50/P90 and deadline figures come
 /// from the Monte Carlo; without, they equal the expectation (used for break-even sweeps).
 pub fn evaluate(ctx: &Context<'_>, offer: &Offer, draws: Option<&Draws>) -> OptionResult {
-    let task = ctx.task;
-    let mut reasons = Vec::new();
-    let mut flags = Vec::new();
-    let gpu = find_gpu(&offer.gpu);
-    if gpu.is_none() {
-        reasons.push(Reason::new(RuleId::UnknownGpu).with("gpu", &offer.gpu));
-    }
+    let fit = feasibility::check(&Needs::of(ctx.task), offer);
+    let mut reasons = fit.vetoes;
+    let mut flags = fit.flags;
+    let work = work_on(ctx, offer, &mut flags);
+    let time = time_on(ctx, offer, &work, draws, &mut reasons, &mut flags);
+    let money = money_on(ctx, offer, &time);
 
-    // VRAM.
-    let vram_fit = if task.vram_gib > offer.vram_gib {
-        reasons.push(vram_reason(RuleId::VramOom, task.vram_gib, offer.vram_gib));
-        VramFit::Oom
-    } else if task.vram_gib > VRAM_TIGHT_SHARE * offer.vram_gib {
-        flags.push(vram_reason(
-            RuleId::VramTight,
-            task.vram_gib,
-            offer.vram_gib,
-        ));
-        VramFit::Tight
-    } else {
-        VramFit::Fits
-    };
-    if !offer.tenancy.isolates_memory() {
-        flags.push(Reason::new(RuleId::OomRiskNoIsolation));
-    }
-
-    // GPU count and slices.
-    if task.gpus > offer.gpu_count {
-        reasons.push(
-            Reason::new(RuleId::TooFewGpus)
-                .with("need", task.gpus)
-                .with("have", offer.gpu_count),
-        );
-    }
-    if task.gpus > 1 && offer.tenancy.is_slice() {
-        reasons.push(Reason::new(RuleId::SlicesCannotCombine));
-    }
-
-    // Sensitivity.
-    match task.sensitivity {
-        Sensitivity::InHouse if offer.tenancy.is_shared() => {
-            reasons.push(Reason::new(RuleId::SensitivityRequiresDedicated));
-        }
-        Sensitivity::Confidential
-            if matches!(
-                offer.tenancy,
-                Tenancy::TimeSliced | Tenancy::MarketplaceHost
-            ) =>
-        {
-            reasons.push(
-                Reason::new(RuleId::SensitivityExcludesTenancy).with("tenancy", offer.tenancy.id()),
+    if let Some(budget) = ctx.task.budget {
+        let budget = ctx.money(ctx.task_money(budget));
+        if money.total_expected.amount > budget.amount {
+            flags.push(
+                Reason::new(RuleId::OverBudget)
+                    .with("total", money.total_expected.display())
+                    .with("budget", budget.display()),
             );
         }
-        _ => {}
     }
-    let missing: Vec<&str> = required_controls(task.sensitivity)
-        .iter()
-        .filter(|c| !offer.security.contains(c))
-        .map(|c| c.id())
-        .collect();
-    if !missing.is_empty() {
-        flags
-            .push(Reason::new(RuleId::MissingSecurityControls).with("missing", missing.join(", ")));
-    }
-
-    // Interruptions and queue.
-    if offer.billing_mode == BillingMode::Spot && !task.interruptible {
-        reasons.push(Reason::new(RuleId::InterruptionsNotTolerated));
-    }
-    let queue_mean = offer.queue_wait_hours.unwrap_or(0.0);
-    if let Some(max) = task.max_queue_hours
-        && queue_mean > max
-    {
-        reasons.push(
-            Reason::new(RuleId::QueueTooLong)
-                .with("queue_hours", fmt1(queue_mean))
-                .with("max_hours", fmt1(max)),
+    if offer.estimate {
+        flags.push(
+            Reason::new(RuleId::PriceIsEstimate)
+                .with("note", offer.estimate_note.clone().unwrap_or_default()),
         );
     }
 
-    // Work on this offer.
-    let speed = match (ctx.reference, gpu) {
+    let expected = &time.expected;
+    OptionResult {
+        offer_id: offer.id.clone(),
+        provider: offer.provider.clone(),
+        gpu: offer.gpu.clone(),
+        gpu_count: offer.gpu_count,
+        tenancy: offer.tenancy,
+        shared: offer.tenancy.is_shared(),
+        billing_mode: offer.billing_mode,
+        region_class: offer.region.class,
+        feasible: reasons.is_empty(),
+        reasons,
+        flags,
+        vram_fit: fit.vram_fit,
+        slowdown: work.slowdown,
+        hours_expected: round4(expected.wall_hours()),
+        hours_p50: round4(time.p50),
+        hours_p90: round4(time.p90),
+        running_hours_expected: round4(expected.running_hours),
+        queue_hours_expected: round4(expected.queue_hours),
+        rework_hours_expected: round4(expected.rework_hours),
+        interruptions_expected: round4(expected.interruptions),
+        deadline_miss_probability: time.miss.map(round4),
+        latency_p99_ms: time.latency_p99_ms.map(round4),
+        io_hours_per_run: work
+            .io_hours
+            .filter(|_| ctx.task.service.is_none())
+            .map(round4),
+        rent: money.rent,
+        storage: money.storage,
+        egress: money.egress,
+        time_cost: money.time_cost,
+        risk_cost: money.risk_cost,
+        total_expected: money.total_expected,
+        total_p90: money.total_p90,
+    }
+}
+
+/// The task's work on one offer, before neighbours and interruptions.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Work {
+    /// Speed of the offer's GPU relative to the reference GPU for this kind of work.
+    pub speed: f64,
+    /// Hours of GPU work per run on this offer (speed, slice fraction, GPUs used).
+    pub compute_hours: f64,
+    /// Hours each run spends on measured IO beyond the GPU work, when a measured rate applies.
+    pub io_hours: Option<f64>,
+    /// The run-time multiplier of the offer's tenancy, or its measured or given override.
+    pub slowdown: Slowdown,
+}
+
+/// Step 2a: the work per run on `offer`. Measured IO: reads overlap the GPU work (a run lasts as
+/// long as the slower of the two), downloads come before it; without measured rates IO is
+/// assumed never to hold a run back. Flags a run the disk bounds.
+pub fn work_on(ctx: &Context<'_>, offer: &Offer, flags: &mut Vec<Reason>) -> Work {
+    let task = ctx.task;
+    let speed = match (ctx.reference, find_gpu(&offer.gpu)) {
         (Some(r), Some(g)) => speed_ratio(r, g, task.bound),
         _ => 1.0,
     };
@@ -113,11 +122,8 @@ pub fn evaluate(ctx: &Context<'_>, offer: &Offer, draws: Option<&Draws>) -> Opti
     .max(1);
     let efficiency = if used > 1 { MULTI_GPU_EFFICIENCY } else { 1.0 };
     let throughput = speed * offer.gpu_fraction * f64::from(used) * efficiency;
-    let slowdown = Slowdown::for_offer(offer.tenancy, offer.slowdown.as_ref());
-
-    // Measured IO: reads overlap the GPU work (a run lasts as long as the slower of the two),
-    // downloads come before it. Without measured rates IO is assumed never to hold a run back.
     let compute_hours = task.work_hours / throughput;
+
     let io = offer.io.unwrap_or_default();
     let read = task.data_read_gb.and_then(|gb| io.read_hours(gb));
     let download = task.data_download_gb.and_then(|gb| io.download_hours(gb));
@@ -137,9 +143,45 @@ pub fn evaluate(ctx: &Context<'_>, offer: &Offer, draws: Option<&Draws>) -> Opti
                 ),
         );
     }
+    Work {
+        speed,
+        compute_hours,
+        io_hours,
+        slowdown: Slowdown::for_offer(offer.tenancy, offer.slowdown.as_ref()),
+    }
+}
 
-    let service = task.service;
-    let inputs = match service {
+/// How long the task takes on one offer.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Time {
+    /// What the time model was given.
+    pub inputs: TimeInputs,
+    /// The closed-form expectation.
+    pub expected: Expectation,
+    /// Median wall-clock hours (the expectation without a Monte Carlo).
+    pub p50: f64,
+    /// 90th-percentile wall-clock hours.
+    pub p90: f64,
+    /// Running hours of the P90 trial (what metered billing charges in it).
+    pub running_p90: f64,
+    /// Probability of missing the deadline, when there is one.
+    pub miss: Option<f64>,
+    /// P99 latency including the round trip, for inference with a target.
+    pub latency_p99_ms: Option<f64>,
+}
+
+/// Step 2b: the time model on `offer` — expectation, distribution (with `draws`), and the vetoes
+/// and flags that depend on time: never finishing, a hard deadline at P90, a latency target.
+pub fn time_on(
+    ctx: &Context<'_>,
+    offer: &Offer,
+    work: &Work,
+    draws: Option<&Draws>,
+    reasons: &mut Vec<Reason>,
+    flags: &mut Vec<Reason>,
+) -> Time {
+    let task = ctx.task;
+    let inputs = match task.service {
         // A service occupies calendar time; neighbours show up in its latency, not its hours.
         Some(s) => TimeInputs {
             run_hours: s.hours_per_month * s.months,
@@ -155,12 +197,12 @@ pub fn evaluate(ctx: &Context<'_>, offer: &Offer, draws: Option<&Draws>) -> Opti
             queue_every_run: false,
         },
         None => TimeInputs {
-            run_hours: compute_hours + io_hours.unwrap_or(0.0),
+            run_hours: work.compute_hours + work.io_hours.unwrap_or(0.0),
             runs: task.runs,
-            slowdown,
+            slowdown: work.slowdown,
             interruptions_per_hour: hourly_rate(offer.interruption_per_month.unwrap_or(0.0)),
             checkpoint: task.checkpoint,
-            queue_mean_hours: queue_mean,
+            queue_mean_hours: offer.queue_wait_hours.unwrap_or(0.0),
             queue_every_run: offer.billing_mode.is_metered(),
         },
     };
@@ -202,10 +244,10 @@ pub fn evaluate(ctx: &Context<'_>, offer: &Offer, draws: Option<&Draws>) -> Opti
         );
     }
 
-    // Latency for inference services.
     let latency_p99_ms = match (task.kind, task.latency) {
         (TaskKind::Inference, Some(l)) => {
-            let p99 = l.base_ms / (speed * offer.gpu_fraction) * slowdown.p99 + offer.region.rtt_ms;
+            let p99 = l.base_ms / (work.speed * offer.gpu_fraction) * work.slowdown.p99
+                + offer.region.rtt_ms;
             if p99 > l.p99_ms {
                 reasons.push(
                     Reason::new(RuleId::LatencySloMissed)
@@ -217,7 +259,7 @@ pub fn evaluate(ctx: &Context<'_>, offer: &Offer, draws: Option<&Draws>) -> Opti
             if offer.region.class != RegionClass::Tier1 {
                 flags.push(
                     Reason::new(RuleId::RemoteRegionLatency)
-                        .with("class", region_class_id(offer.region.class))
+                        .with("class", offer.region.class.id())
                         .with("rtt_ms", fmt1(offer.region.rtt_ms)),
                 );
             }
@@ -225,8 +267,43 @@ pub fn evaluate(ctx: &Context<'_>, offer: &Offer, draws: Option<&Draws>) -> Opti
         }
         _ => None,
     };
+    Time {
+        inputs,
+        expected,
+        p50,
+        p90,
+        running_p90,
+        miss,
+        latency_p99_ms,
+    }
+}
 
-    // Money.
+/// What the task costs on one offer, in the plan's currency, each part rounded to the cent.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Costs {
+    /// Expected rent.
+    pub rent: Money,
+    /// Storage (billed while stopped too) and the system disk.
+    pub storage: Money,
+    /// Egress.
+    pub egress: Money,
+    /// Value of the wall-clock time spent.
+    pub time_cost: Money,
+    /// Expected deadline penalty.
+    pub risk_cost: Money,
+    /// The sum of the rounded parts.
+    pub total_expected: Money,
+    /// The total of the P90 trial.
+    pub total_p90: Money,
+}
+
+/// Step 3: the money. Rent by billing mode over the hours the machine is held, storage for at
+/// least as long as the task runs, egress, the value of the wall-clock time, and the deadline
+/// penalty times its probability; the P90 total prices the P90 trial the same way.
+pub fn money_on(ctx: &Context<'_>, offer: &Offer, time: &Time) -> Costs {
+    let task = ctx.task;
+    let service = task.service;
+    let inputs = &time.inputs;
     let held = |running: f64, wall: f64| match service {
         Some(s) => s.months * HOURS_PER_MONTH,
         None if offer.billing_mode.is_metered() => running,
@@ -238,14 +315,13 @@ pub fn evaluate(ctx: &Context<'_>, offer: &Offer, draws: Option<&Draws>) -> Opti
             }
         }
     };
-    let runs = inputs.runs;
     let price = |amount: Decimal| ctx.offer_money(offer, amount);
     let rent_at = |running: f64, wall: f64| {
         price(rent_in_offer_currency(
             offer,
             running,
             held(running, wall),
-            runs,
+            inputs.runs,
         ))
     };
     let storage_at = |wall: f64| {
@@ -275,68 +351,28 @@ pub fn evaluate(ctx: &Context<'_>, offer: &Offer, draws: Option<&Draws>) -> Opti
         .map(|p| ctx.task_money(p))
         .unwrap_or_default();
 
+    let expected = &time.expected;
     let wall_expected = expected.wall_hours();
     let rent = ctx.money(rent_at(expected.running_hours, wall_expected));
     let storage = ctx.money(storage_at(wall_expected));
     let egress = ctx.money(price(offer.egress_per_gb * dec(task.egress_gb)));
     let time_cost = ctx.money(time_at(wall_expected));
-    let risk_cost = ctx.money(penalty * dec(miss.unwrap_or(0.0)));
+    let risk_cost = ctx.money(penalty * dec(time.miss.unwrap_or(0.0)));
     let total_expected = ctx
         .money(rent.amount + storage.amount + egress.amount + time_cost.amount + risk_cost.amount);
-    let missed_at_p90 = task.deadline_hours.is_some_and(|d| p90 > d);
+    let missed_at_p90 = task.deadline_hours.is_some_and(|d| time.p90 > d);
     let total_p90 = ctx.money(
-        ctx.money(rent_at(running_p90, p90)).amount
-            + ctx.money(storage_at(p90)).amount
+        ctx.money(rent_at(time.running_p90, time.p90)).amount
+            + ctx.money(storage_at(time.p90)).amount
             + egress.amount
-            + ctx.money(time_at(p90)).amount
+            + ctx.money(time_at(time.p90)).amount
             + if missed_at_p90 {
                 ctx.money(penalty).amount
             } else {
                 Decimal::ZERO
             },
     );
-
-    if let Some(budget) = task.budget {
-        let budget = ctx.money(ctx.task_money(budget));
-        if total_expected.amount > budget.amount {
-            flags.push(
-                Reason::new(RuleId::OverBudget)
-                    .with("total", total_expected.display())
-                    .with("budget", budget.display()),
-            );
-        }
-    }
-    if offer.estimate {
-        flags.push(
-            Reason::new(RuleId::PriceIsEstimate)
-                .with("note", offer.estimate_note.clone().unwrap_or_default()),
-        );
-    }
-
-    OptionResult {
-        offer_id: offer.id.clone(),
-        provider: offer.provider.clone(),
-        gpu: offer.gpu.clone(),
-        gpu_count: offer.gpu_count,
-        tenancy: offer.tenancy,
-        shared: offer.tenancy.is_shared(),
-        billing_mode: offer.billing_mode,
-        region_class: offer.region.class,
-        feasible: reasons.is_empty(),
-        reasons,
-        flags,
-        vram_fit,
-        slowdown,
-        hours_expected: round4(wall_expected),
-        hours_p50: round4(p50),
-        hours_p90: round4(p90),
-        running_hours_expected: round4(expected.running_hours),
-        queue_hours_expected: round4(expected.queue_hours),
-        rework_hours_expected: round4(expected.rework_hours),
-        interruptions_expected: round4(expected.interruptions),
-        deadline_miss_probability: miss.map(round4),
-        latency_p99_ms: latency_p99_ms.map(round4),
-        io_hours_per_run: io_hours.filter(|_| service.is_none()).map(round4),
+    Costs {
         rent,
         storage,
         egress,
@@ -344,20 +380,5 @@ pub fn evaluate(ctx: &Context<'_>, offer: &Offer, draws: Option<&Draws>) -> Opti
         risk_cost,
         total_expected,
         total_p90,
-    }
-}
-
-fn vram_reason(rule: RuleId, need: f64, visible: f64) -> Reason {
-    Reason::new(rule)
-        .with("need_gib", fmt1(need))
-        .with("visible_gib", fmt1(visible))
-}
-
-/// A region class's identifier.
-pub fn region_class_id(class: RegionClass) -> &'static str {
-    match class {
-        RegionClass::Tier1 => "tier1",
-        RegionClass::Remote => "remote",
-        RegionClass::Overseas => "overseas",
     }
 }

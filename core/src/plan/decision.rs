@@ -41,23 +41,13 @@ pub enum Choice {
     NoFeasibleOffer,
 }
 
-impl Choice {
-    /// Every choice, in declaration order.
-    pub const ALL: [Choice; 5] = [
-        Choice::Shared,
-        Choice::Dedicated,
-        Choice::DedicatedOrPrivate,
-        Choice::Hybrid,
-        Choice::NoFeasibleOffer,
-    ];
-
-    /// Parses the identifier serde writes (`dedicated_or_private`, ...).
-    pub fn from_id(id: &str) -> Option<Choice> {
-        Choice::ALL
-            .into_iter()
-            .find(|c| crate::export::budget::id_of(c) == id)
-    }
-}
+identifiers!(Choice {
+    Shared => "shared",
+    Dedicated => "dedicated",
+    DedicatedOrPrivate => "dedicated_or_private",
+    Hybrid => "hybrid",
+    NoFeasibleOffer => "no_feasible_offer",
+});
 
 /// The recommendation and why.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]

@@ -6,13 +6,13 @@ use rust_decimal::Decimal;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use crate::numbers::money::{Currency, Money};
+use crate::numbers::money::{Currency, Money, dec};
 use crate::offers::billing::{BillingMode, HOURS_PER_MONTH};
 use crate::offers::catalog::Catalog;
 use crate::offers::rent::rent_in_offer_currency;
 use crate::plan::context::Context;
 use crate::plan::decision::{Choice, Decision};
-use crate::task::document::{Sensitivity, TaskProfile};
+use crate::plan::option::OptionResult;
 
 /// Cold object storage per GB-month in yuan (assumed typical infrequent-access list price).
 pub const COLD_STORAGE_CNY: Decimal = Decimal::from_parts(8, 0, 0, false, 2);
@@ -33,6 +33,13 @@ pub enum PhaseKind {
     /// Keeping data on cold object storage.
     ColdStorage,
 }
+
+identifiers!(PhaseKind {
+    Prototype => "prototype",
+    Train => "train",
+    Serve => "serve",
+    ColdStorage => "cold_storage",
+});
 
 /// One priced phase.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
@@ -57,34 +64,38 @@ pub struct HybridPlan {
     pub total: Money,
 }
 
-/// Prices the hybrid plan for training-like tasks (prototype, train, serve, cold storage).
+/// Prices the hybrid plan for training-like tasks (prototype, train, serve, cold storage) from
+/// the plan's own `options`: a phase runs only on an option the plan found feasible, and the
+/// main work costs what the plan's ranking says it costs.
 pub fn hybrid_plan(
     ctx: &Context<'_>,
-    task: &TaskProfile,
     catalog: &Catalog,
     decision: &Decision,
+    options: &[OptionResult],
 ) -> Option<HybridPlan> {
+    let task = ctx.task;
     if !task.kind.is_training() || decision.choice == Choice::NoFeasibleOffer {
         return None;
     }
-    let mut phases = Vec::new();
-    let vram_ok = |o: &crate::offers::offer::Offer| o.vram_gib >= task.vram_gib && o.gpu_count >= 1;
-    if let Some(proto) = task.prototype {
-        let best = catalog
-            .offers
+    let offer = |o: &OptionResult| catalog.offers.iter().find(|x| x.id == o.offer_id);
+    // The cheapest rent for `hours` of running among the feasible options `keep` allows.
+    let cheapest = |keep: &dyn Fn(&OptionResult) -> bool, hours: f64, held: f64| {
+        options
             .iter()
-            .filter(|o| {
-                o.tenancy.is_shared() && o.billing_mode == BillingMode::PayAsYouGo && vram_ok(o)
-            })
-            .filter(|_| task.sensitivity != Sensitivity::InHouse)
+            .filter(|o| o.feasible && keep(o))
+            .filter_map(offer)
             .map(|o| {
                 (
                     o,
-                    ctx.offer_money(o, rent_in_offer_currency(o, proto.hours, proto.hours, 1)),
+                    ctx.offer_money(o, rent_in_offer_currency(o, hours, held, 1)),
                 )
             })
-            .min_by(|a, b| a.1.cmp(&b.1).then(a.0.id.cmp(&b.0.id)));
-        if let Some((o, cost)) = best {
+            .min_by(|a, b| a.1.cmp(&b.1).then(a.0.id.cmp(&b.0.id)))
+    };
+    let mut phases = Vec::new();
+    if let Some(proto) = task.prototype {
+        let shared_payg = |o: &OptionResult| o.shared && o.billing_mode == BillingMode::PayAsYouGo;
+        if let Some((o, cost)) = cheapest(&shared_payg, proto.hours, proto.hours) {
             phases.push(Phase {
                 phase: PhaseKind::Prototype,
                 offer_id: Some(o.id.clone()),
@@ -94,35 +105,23 @@ pub fn hybrid_plan(
         }
     }
     // The main work runs on the cheapest feasible dedicated offer (often a weekly or monthly
-    // plan when the work is long; pay-as-you-go when it is short).
-    if let Some(id) = decision.best_dedicated.as_deref() {
-        let options = crate::plan::evaluate_for(ctx, catalog);
-        if let Some(p) = options.iter().find(|o| o.offer_id == id) {
-            phases.push(Phase {
-                phase: PhaseKind::Train,
-                offer_id: Some(p.offer_id.clone()),
-                hours: p.hours_expected,
-                cost: p.total_expected,
-            });
-        }
+    // plan when the work is long; pay-as-you-go when it is short), as the plan priced it.
+    if let Some(p) = decision
+        .best_dedicated
+        .as_deref()
+        .and_then(|id| options.iter().find(|o| o.offer_id == id))
+    {
+        phases.push(Phase {
+            phase: PhaseKind::Train,
+            offer_id: Some(p.offer_id.clone()),
+            hours: p.hours_expected,
+            cost: p.total_expected,
+        });
     }
     if let Some(service) = task.service {
         let hours = service.hours_per_month * service.months;
-        let best = catalog
-            .offers
-            .iter()
-            .filter(|o| !o.tenancy.is_shared() && o.billing_mode != BillingMode::Spot && vram_ok(o))
-            .map(|o| {
-                (
-                    o,
-                    ctx.offer_money(
-                        o,
-                        rent_in_offer_currency(o, hours, service.months * HOURS_PER_MONTH, 1),
-                    ),
-                )
-            })
-            .min_by(|a, b| a.1.cmp(&b.1).then(a.0.id.cmp(&b.0.id)));
-        if let Some((o, cost)) = best {
+        let dedicated = |o: &OptionResult| !o.shared && o.billing_mode != BillingMode::Spot;
+        if let Some((o, cost)) = cheapest(&dedicated, hours, service.months * HOURS_PER_MONTH) {
             phases.push(Phase {
                 phase: PhaseKind::Serve,
                 offer_id: Some(o.id.clone()),
@@ -136,9 +135,7 @@ pub fn hybrid_plan(
             Currency::Cny => COLD_STORAGE_CNY,
             Currency::Usd => COLD_STORAGE_USD,
         };
-        let cost = rate
-            * crate::numbers::money::dec(task.storage_gb)
-            * crate::numbers::money::dec(task.storage_months);
+        let cost = rate * dec(task.storage_gb) * dec(task.storage_months);
         phases.push(Phase {
             phase: PhaseKind::ColdStorage,
             offer_id: None,

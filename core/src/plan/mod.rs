@@ -32,7 +32,6 @@ use serde::{Deserialize, Serialize};
 
 use crate::numbers::money::Currency;
 use crate::offers::catalog::Catalog;
-use crate::offers::offer::Offer;
 use crate::plan::breakeven::{BreakEven, break_even};
 use crate::plan::context::Context;
 use crate::plan::cost::evaluate;
@@ -94,7 +93,7 @@ pub fn plan(
         .collect();
     rank(&mut options);
     let decision = decide(task, &options);
-    let hybrid = hybrid_plan(&ctx, task, catalog, &decision);
+    let hybrid = hybrid_plan(&ctx, catalog, &decision, &options);
     let break_even = break_even(&ctx, task, catalog, &options);
     let mut price_dates: Vec<String> = catalog.offers.iter().map(|o| o.as_of.clone()).collect();
     price_dates.sort();
@@ -112,17 +111,6 @@ pub fn plan(
     })
 }
 
-/// Every offer priced without the Monte Carlo (closed forms), ranked.
-pub fn evaluate_for(ctx: &Context<'_>, catalog: &Catalog) -> Vec<OptionResult> {
-    let mut options: Vec<OptionResult> = catalog
-        .offers
-        .iter()
-        .map(|o| evaluate(ctx, o, None))
-        .collect();
-    rank(&mut options);
-    options
-}
-
 /// Feasible offers first, cheapest expected total first; ties by P90 total, then id.
 pub fn rank(options: &mut [OptionResult]) {
     options.sort_by(|a, b| {
@@ -132,11 +120,6 @@ pub fn rank(options: &mut [OptionResult]) {
             .then(a.total_p90.amount.cmp(&b.total_p90.amount))
             .then(a.offer_id.cmp(&b.offer_id))
     });
-}
-
-/// Finds the offer with `id`.
-pub fn find_offer<'a>(catalog: &'a Catalog, id: &str) -> Option<&'a Offer> {
-    catalog.offers.iter().find(|o| o.id == id)
 }
 
 fn assumptions(settings: &PlanSettings, catalog: &Catalog) -> Vec<Assumption> {

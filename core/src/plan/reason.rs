@@ -79,6 +79,40 @@ pub enum RuleId {
     HybridPhases,
 }
 
+identifiers!(RuleId {
+    VramOom => "vram_oom",
+    TooFewGpus => "too_few_gpus",
+    SlicesCannotCombine => "slices_cannot_combine",
+    SensitivityRequiresDedicated => "sensitivity_requires_dedicated",
+    SensitivityExcludesTenancy => "sensitivity_excludes_tenancy",
+    DeadlineP90Missed => "deadline_p90_missed",
+    LatencySloMissed => "latency_slo_missed",
+    InterruptionsNotTolerated => "interruptions_not_tolerated",
+    NeverFinishes => "never_finishes",
+    QueueTooLong => "queue_too_long",
+    UnknownGpu => "unknown_gpu",
+    VramTight => "vram_tight",
+    OomRiskNoIsolation => "oom_risk_no_isolation",
+    MissingSecurityControls => "missing_security_controls",
+    PriceIsEstimate => "price_is_estimate",
+    OverBudget => "over_budget",
+    RemoteRegionLatency => "remote_region_latency",
+    DiskBound => "disk_bound",
+    LongRepeatedTuning => "long_repeated_tuning",
+    HardDeadline => "hard_deadline",
+    CodeCheckSharedFirst => "code_check_shared_first",
+    DataInHouse => "data_in_house",
+    TightBudgetCanQueue => "tight_budget_can_queue",
+    ProductionInferenceLatency => "production_inference_latency",
+    MultiGpuDedicated => "multi_gpu_dedicated",
+    VramBeyondSlices => "vram_beyond_slices",
+    CheapestTotal => "cheapest_total",
+    PreferenceWithinMargin => "preference_within_margin",
+    PreferenceOutweighed => "preference_outweighed",
+    NoFeasibleOffer => "no_feasible_offer",
+    HybridPhases => "hybrid_phases",
+});
+
 /// A rule with the numbers that make it concrete (all as display-ready text).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct Reason {

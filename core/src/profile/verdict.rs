@@ -34,6 +34,19 @@ pub enum VerdictKind {
     Bottleneck,
 }
 
+identifiers!(VerdictKind {
+    NoGpu => "no_gpu",
+    Slice => "slice",
+    NoisyNeighbour => "noisy_neighbour",
+    PcieDegraded => "pcie_degraded",
+    PowerCapped => "power_capped",
+    ThermalThrottling => "thermal_throttling",
+    MemoryErrors => "memory_errors",
+    Jitter => "jitter",
+    LowThroughput => "low_throughput",
+    Bottleneck => "bottleneck",
+});
+
 /// How serious a verdict is.
 #[derive(
     Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize, JsonSchema,
@@ -49,6 +62,13 @@ pub enum Level {
     /// Likely to break the job or its results.
     Alert,
 }
+
+identifiers!(Level {
+    Ok => "ok",
+    Info => "info",
+    Warn => "warn",
+    Alert => "alert",
+});
 
 /// One fact that led to a verdict.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]

@@ -39,6 +39,19 @@ pub enum TaskKind {
     CodeCheck,
 }
 
+identifiers!(TaskKind {
+    Training => "training",
+    FineTuneFull => "fine_tune_full",
+    FineTuneLora => "fine_tune_lora",
+    FineTuneQlora => "fine_tune_qlora",
+    Inference => "inference",
+    ImageGeneration => "image_generation",
+    SdLoraTraining => "sd_lora_training",
+    Rendering => "rendering",
+    Batch => "batch",
+    CodeCheck => "code_check",
+});
+
 impl TaskKind {
     /// Whether the task trains or fine-tunes a model (the kinds a hybrid plan applies to).
     pub fn is_training(self) -> bool {
@@ -63,6 +76,11 @@ pub enum Bound {
     /// Scales with memory bandwidth (LLM decoding).
     Memory,
 }
+
+identifiers!(Bound {
+    Compute => "compute",
+    Memory => "memory",
+});
 
 /// How sensitive the data is.
 #[derive(
@@ -91,6 +109,13 @@ pub enum Sensitivity {
     /// Must not leave the company boundary: dedicated or private deployment only.
     InHouse,
 }
+
+identifiers!(Sensitivity {
+    Public => "public",
+    Internal => "internal",
+    Confidential => "confidential",
+    InHouse => "in_house",
+});
 
 /// Checkpointing of a long job.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize, JsonSchema)]

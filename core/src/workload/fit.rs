@@ -1,10 +1,8 @@
-//! Fit of a VRAM need against catalog offers, with the same rule the plan applies.
-//!
-//! A need up to [`VRAM_TIGHT_SHARE`] (0.9) of an offer's visible VRAM *fits*, up to all of it is
-//! *tight* (allocator fragmentation and the CUDA context leave little room: research notes
-//! recommend fitting against 0.9 × the slice), above it is *OOM*. A job on several GPUs needs an
-//! offer with that many whole cards: slices cannot join a multi-GPU job (no P2P or NVLink across
-//! MIG instances; `shared/docs/research/models.md` §6).
+//! Fit of a VRAM need against catalog offers, by the plan's own rule
+//! ([`crate::plan::feasibility::check`]): a need up to 90 % of an offer's visible VRAM *fits*, up
+//! to all of it is *tight*, above it is *OOM*; a job on several GPUs needs an offer with that many
+//! whole cards, because slices cannot join a multi-GPU job (no P2P or NVLink across MIG
+//! instances: NVIDIA's MIG user guide).
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -12,7 +10,7 @@ use serde::{Deserialize, Serialize};
 use crate::offers::catalog::Catalog;
 use crate::offers::offer::Offer;
 use crate::offers::tenancy::Tenancy;
-use crate::plan::feasibility::{VramFit, vram_fit};
+use crate::plan::feasibility::{Needs, VramFit, check};
 
 /// One offer's fit.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
@@ -61,6 +59,7 @@ pub struct CatalogFit {
 }
 
 fn offer_fit(need_gib: f64, gpus: u32, offer: &Offer) -> OfferFit {
+    let verdict = check(&Needs::memory(need_gib, gpus), offer);
     OfferFit {
         offer_id: offer.id.clone(),
         provider: offer.provider.clone(),
@@ -68,8 +67,8 @@ fn offer_fit(need_gib: f64, gpus: u32, offer: &Offer) -> OfferFit {
         tenancy: offer.tenancy,
         gpu_count: offer.gpu_count,
         vram_gib: offer.vram_gib,
-        fit: vram_fit(need_gib, offer.vram_gib),
-        enough_gpus: offer.gpu_count >= gpus && (gpus <= 1 || !offer.tenancy.is_slice()),
+        fit: verdict.vram_fit,
+        enough_gpus: verdict.enough_gpus(),
     }
 }
 
@@ -116,21 +115,6 @@ pub fn fit_catalog(need_gib: f64, gpus: u32, catalog: &Catalog) -> CatalogFit {
 mod tests {
     use super::*;
     use crate::offers::default::default_catalog;
-
-    #[test]
-    fn the_rule_matches_the_plan() {
-        let rows = [
-            ("well inside", 10.0, 12.0, VramFit::Fits),
-            ("exactly 90 %", 10.8, 12.0, VramFit::Fits),
-            ("just above 90 %", 10.81, 12.0, VramFit::Tight),
-            ("exactly all", 12.0, 12.0, VramFit::Tight),
-            ("above", 12.01, 12.0, VramFit::Oom),
-            ("nan", f64::NAN, 12.0, VramFit::Oom),
-        ];
-        for (name, need, visible, expected) in rows {
-            assert_eq!(vram_fit(need, visible), expected, "{name}");
-        }
-    }
 
     #[test]
     fn counts_every_offer_once_and_finds_the_smallest() {
