@@ -10,14 +10,14 @@ use gpufare_core::Currency;
 use gpufare_core::export::budget::{Budget, budget, budget_json, parse_budget};
 use gpufare_core::export::csv::budget_csv;
 use gpufare_core::export::diff::{diff, diff_text};
-use gpufare_core::export::markdown::budget_markdown;
+use gpufare_core::export::markdown::{break_even_sentences, budget_markdown};
 use gpufare_core::numbers::money::group_thousands;
 use gpufare_core::offers::catalog::{
-    CATALOG_FORMAT_VERSION, Catalog, catalog_to_json, parse_catalog_json,
+    CATALOG_FORMAT_VERSION, Catalog, CatalogError, catalog_to_json,
 };
-use gpufare_core::offers::csv::{catalog_to_csv, parse_catalog_csv};
+use gpufare_core::offers::csv::catalog_to_csv;
 use gpufare_core::offers::default::default_catalog;
-use gpufare_core::offers::skypilot::import_vms_csv;
+use gpufare_core::offers::import::{self, OnClash};
 use gpufare_core::plan::plan;
 use gpufare_core::plan::settings::PlanSettings;
 use gpufare_core::profile::document::parse_profile;
@@ -111,32 +111,13 @@ impl crate::cli::PlanArgs {
     }
 }
 
-/// Reads one catalog file: our JSON, our CSV, or a SkyPilot `vms.csv` (recognised by header).
+/// Reads one catalog file (our JSON or CSV, or a SkyPilot `vms.csv`; core recognises which), with
+/// a note on what a SkyPilot import did.
 pub fn read_catalog(path: &Path) -> Result<(Catalog, Option<String>)> {
     let text = read(path)?;
-    let is_json = path
-        .extension()
-        .is_some_and(|e| e.eq_ignore_ascii_case("json"))
-        || text.trim_start().starts_with('{');
-    if is_json {
-        return parse_catalog_json(&text)
-            .map(|c| (c, None))
-            .map_err(|e| bad(path, e));
-    }
-    let header = text
-        .lines()
-        .find(|l| !l.starts_with('#') && !l.trim().is_empty())
-        .unwrap_or("");
-    if header.split(',').any(|h| h.trim() == "InstanceType") {
-        let provider = path
-            .file_stem()
-            .and_then(|s| s.to_str())
-            .unwrap_or("imported")
-            .split(['-', '_', '.'])
-            .next()
-            .unwrap_or("imported");
-        let (catalog, report) =
-            import_vms_csv(&text, provider, "imported").map_err(|e| bad(path, e))?;
+    let name = path.to_string_lossy();
+    let imported = import::read_catalog(&name, &text).map_err(|e| bad(path, e))?;
+    let note = imported.report.map(|report| {
         let mut note = format!(
             "{}: SkyPilot vms.csv, {} rows -> {} offers ({} zone rows merged, {} skipped)",
             path.display(),
@@ -148,13 +129,13 @@ pub fn read_catalog(path: &Path) -> Result<(Catalog, Option<String>)> {
         for s in report.skipped.iter().chain(&report.spot_ignored) {
             let _ = write!(note, "\n  line {} {}: {}", s.line, s.instance, s.reason);
         }
-        return Ok((catalog, Some(note)));
-    }
-    parse_catalog_csv(&text)
-        .map(|c| (c, None))
-        .map_err(|e| bad(path, e))
+        note
+    });
+    Ok((imported.catalog, note))
 }
 
+/// The catalogs named on the command line merged (an id two of them share is refused), or the
+/// default catalog when none is named.
 fn load_catalogs(paths: &[PathBuf]) -> Result<Catalog> {
     if paths.is_empty() {
         return Ok(default_catalog().clone());
@@ -168,15 +149,12 @@ fn load_catalogs(paths: &[PathBuf]) -> Result<Catalog> {
         if let Some(n) = note {
             eprintln!("gpufare: {n}");
         }
-        for o in c.offers {
-            if all.offers.iter().any(|x| x.id == o.id) {
-                return Err(bad(
-                    p,
-                    format!("offer id {:?} appears in two catalogs", o.id),
-                ));
+        import::merge(&mut all, c, OnClash::Refuse).map_err(|e| match e {
+            CatalogError::DuplicateId { id } => {
+                bad(p, format!("offer id {id:?} appears in two catalogs"))
             }
-            all.offers.push(o);
-        }
+            other => bad(p, other),
+        })?;
     }
     Ok(all)
 }
@@ -200,7 +178,8 @@ pub fn run_plan(req: &PlanRequest) -> Result<()> {
             }
             (None, Some(path)) => {
                 let task = parse_task(&read(path)?).map_err(|e| bad(path, e))?;
-                (task, PlanSettings::default(), load_catalogs(&req.catalogs)?)
+                let settings = PlanSettings::for_task(&task);
+                (task, settings, load_catalogs(&req.catalogs)?)
             }
             (None, None) => anyhow::bail!(InputFileError(
                 "give a task file (--task FILE) or a scenario (--scenario FILE)".to_owned()
@@ -345,15 +324,12 @@ fn table(b: &Budget, top: usize) -> String {
             );
         }
     }
-    let be = &b.break_even;
-    if let Some(h) = be.monthly_vs_pay_as_you_go_hours {
-        let _ = writeln!(s, "\nmonthly beats pay-as-you-go above {h:.0} h/month");
+    let lines = break_even_sentences(&b.break_even);
+    if !lines.is_empty() {
+        let _ = writeln!(s, "\nbreak-even:");
     }
-    if let Some(m) = be.yearly_vs_monthly_months {
-        let _ = writeln!(s, "yearly beats monthly above {m:.1} months/year");
-    }
-    if let Some(w) = be.dedicated_vs_shared_work_hours {
-        let _ = writeln!(s, "dedicated beats shared from {w:.1} h of work");
+    for line in lines {
+        let _ = writeln!(s, "  {line}");
     }
     let _ = writeln!(
         s,

@@ -295,3 +295,66 @@ fn schemas_and_completions_print() {
         assert!(help.contains(flag), "plan --help lacks {flag}");
     }
 }
+
+#[test]
+fn a_usd_task_is_reported_in_usd_without_being_told() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut task: serde_json::Value =
+        serde_json::from_str(&fs::read_to_string(root().join("examples/sd_trial.json")).unwrap())
+            .unwrap();
+    task["currency"] = "USD".into();
+    let path = dir.path().join("usd.json");
+    fs::write(&path, task.to_string()).unwrap();
+    let out = gpufare(&[
+        "plan",
+        "--task",
+        path.to_str().unwrap(),
+        "--format",
+        "json",
+        "--trials",
+        "100",
+    ]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["currency"], "USD");
+    // --currency still wins.
+    let out = gpufare(&[
+        "plan",
+        "--task",
+        path.to_str().unwrap(),
+        "--format",
+        "json",
+        "--trials",
+        "100",
+        "--currency",
+        "CNY",
+    ]);
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["currency"], "CNY");
+}
+
+#[test]
+fn break_even_lines_never_promise_what_cannot_happen() {
+    let out = gpufare(&[
+        "plan",
+        "--task",
+        root().join("examples/qlora_7b.json").to_str().unwrap(),
+        "--trials",
+        "200",
+    ]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let table = text(&out.stdout);
+    assert!(
+        table.contains("A yearly plan never beats monthly within a year"),
+        "{table}"
+    );
+    assert!(
+        !table.contains("months per year") || !table.contains("above 28"),
+        "{table}"
+    );
+    assert!(
+        table.contains("Dedicated does not beat shared up to 64 times"),
+        "{table}"
+    );
+    assert!(!table.contains("from 0.0 h"), "{table}");
+}

@@ -5,7 +5,7 @@
 use gpufare_core::offers::catalog::catalog_to_json;
 use gpufare_core::offers::csv::catalog_to_csv;
 use gpufare_core::offers::default::default_catalog;
-use gpufare_core::offers::skypilot::import_any;
+use gpufare_core::offers::import::read_catalog;
 use gpufare_core::scenario::document::Scenario;
 use leptos::prelude::*;
 use leptos::task::spawn_local;
@@ -26,29 +26,20 @@ fn import_catalog(
     lang: Lang,
     scenario: RwSignal<Scenario>,
 ) -> Result<Vec<String>, leptos::wasm_split::SplitLoaderError> {
-    let provider = name
-        .split(['-', '_', '.'])
-        .next()
-        .unwrap_or("imported")
-        .to_owned();
-    let (catalog, import) = match import_any(&text, &provider) {
+    let imported = match read_catalog(&name, &text) {
         Err(e) => return Ok(vec![format!("{name}: {e}")]),
         Ok(done) => done,
     };
-    let mut lines = Vec::new();
-    let mut added = 0;
-    scenario.update(|s| {
-        for o in catalog.offers {
-            let taken = s.edits.added.iter().any(|x| x.id == o.id)
-                || default_catalog().offers.iter().any(|x| x.id == o.id);
-            if taken {
-                lines.push(format!("{}: {}", o.id, t(lang, "id_taken")));
-            } else {
-                s.edits.added.push(o);
-                added += 1;
-            }
-        }
-    });
+    let total = imported.catalog.offers.len();
+    let skipped = scenario
+        .try_update(|s| s.add_offers(default_catalog(), imported.catalog.offers))
+        .unwrap_or_default();
+    let added = total - skipped.len();
+    let mut lines: Vec<String> = skipped
+        .iter()
+        .map(|id| format!("{id}: {}", t(lang, "id_taken")))
+        .collect();
+    let import = imported.report;
     lines.insert(0, format!("{name}: {added} {}", t(lang, "imported_offers")));
     if let Some(r) = import {
         for s in r.skipped.iter().chain(&r.spot_ignored) {

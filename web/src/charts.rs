@@ -182,7 +182,7 @@ pub fn BreakEvenChart(
             <line x1=format!("{left}") x2=format!("{}", w - 20.0) y1=format!("{}", h - bottom) y2=format!("{}", h - bottom) class="chart-axis" />
             <line x1=format!("{left}") x2=format!("{left}") y1="20" y2=format!("{}", h - bottom) class="chart-axis" />
             <text x=format!("{}", left - 6.0) y="24" text-anchor="end" class="chart-label">
-                {currency.map(|c| format::amount(lang, crate::task_form::d(ymax), c)).unwrap_or_default()}
+                {currency.map(|c| format::amount(lang, crate::fields::d(ymax), c)).unwrap_or_default()}
             </text>
             <text x=format!("{left}") y=format!("{}", h - 8.0) class="chart-label">{format::number(first_x, 1)}</text>
             <text x=format!("{}", w - 20.0) y=format!("{}", h - 8.0) text-anchor="end" class="chart-label">{format::number(last_x, 1)}</text>

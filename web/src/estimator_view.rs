@@ -105,8 +105,8 @@ fn estimator_body(lang: ReadSignal<Lang>, scenario: RwSignal<Scenario>) -> impl 
                     value=Signal::derive(move || Some(Decimal::from(input.with(|q| q.batch))))
                     on_value=move |v| input.update(|q| q.batch = whole(v)) max=Decimal::from(4096) lang=lang />
                 <NumField id="est-train-tokens" label=Signal::derive(move || t(lang.get(), "est_train_tokens").to_owned())
-                    value=Signal::derive(move || Some(crate::task_form::d(input.with(|q| q.training_tokens))))
-                    on_value=move |v| input.update(|q| q.training_tokens = crate::task_form::f(v.unwrap_or_default())) max=Decimal::from(1_000_000_000_000i64) lang=lang />
+                    value=Signal::derive(move || Some(crate::fields::d(input.with(|q| q.training_tokens))))
+                    on_value=move |v| input.update(|q| q.training_tokens = crate::fields::f(v.unwrap_or_default())) max=Decimal::from(1_000_000_000_000i64) lang=lang />
             </div>
             {move || match result.get() {
                 Err(e) => view! { <p class="field-error" id="est-error">{e}</p> }.into_any(),

@@ -7,6 +7,18 @@ use rust_decimal::Decimal;
 
 use crate::i18n::{self, Lang};
 
+/// A float quantity as a decimal for the form.
+pub fn d(x: f64) -> Decimal {
+    Decimal::from_f64_retain(x)
+        .map(|v| v.round_dp(6).normalize())
+        .unwrap_or_default()
+}
+
+/// A decimal from the form as a float quantity.
+pub fn f(x: Decimal) -> f64 {
+    f64::try_from(x).unwrap_or(0.0)
+}
+
 /// Formats a model value the way the field shows it.
 pub fn show(value: Option<Decimal>) -> String {
     value.map(|v| v.normalize().to_string()).unwrap_or_default()

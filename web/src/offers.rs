@@ -2,15 +2,13 @@
 //! editable in place; the user's own quotes; provider discounts.
 
 use gpufare_core::Currency;
-use gpufare_core::hardware::gpu::{find_gpu, gpu_specs};
+use gpufare_core::hardware::gpu::gpu_specs;
 use gpufare_core::offers::billing::BillingMode;
-use gpufare_core::offers::billing::Granularity;
 use gpufare_core::offers::catalog::Catalog;
 use gpufare_core::offers::default::default_catalog;
-use gpufare_core::offers::offer::{Offer, Region, RegionClass};
-use gpufare_core::offers::rent::{term_hours, term_price};
+use gpufare_core::offers::offer::{Offer, RegionClass};
+use gpufare_core::offers::quote::{Quote, free_custom_id};
 use gpufare_core::offers::tenancy::Tenancy;
-use gpufare_core::plan::context::Context;
 use gpufare_core::plan::settings::ProviderDiscount;
 use gpufare_core::scenario::document::Scenario;
 use leptos::prelude::*;
@@ -30,14 +28,6 @@ enum SortKey {
     Date,
 }
 
-/// Price per GPU-hour of an offer in the output currency (subscriptions over their term).
-fn per_gpu_hour(scenario: &Scenario, offer: &Offer) -> Decimal {
-    let ctx = Context::new(&scenario.task, &scenario.settings);
-    let hours = term_hours(offer).unwrap_or(1.0);
-    let total = ctx.offer_money(offer, term_price(offer));
-    total / crate::task_form::d(hours).max(Decimal::ONE) / Decimal::from(offer.gpu_count.max(1))
-}
-
 /// The offers card.
 #[component]
 pub fn OffersTable(lang: ReadSignal<Lang>, scenario: RwSignal<Scenario>) -> impl IntoView {
@@ -53,7 +43,9 @@ pub fn OffersTable(lang: ReadSignal<Lang>, scenario: RwSignal<Scenario>) -> impl
             .filter(|o| s.filter.matches(o))
             .collect();
         match sort.get() {
-            SortKey::Price => offers.sort_by_cached_key(|o| (per_gpu_hour(&s, o), o.id.clone())),
+            SortKey::Price => {
+                offers.sort_by_cached_key(|o| (s.price_per_gpu_hour(o), o.id.clone()))
+            }
             SortKey::Provider => {
                 offers.sort_by(|a, b| a.provider.cmp(&b.provider).then(a.id.cmp(&b.id)))
             }
@@ -357,57 +349,29 @@ fn AddOffer(lang: ReadSignal<Lang>, scenario: RwSignal<Scenario>) -> impl IntoVi
     let currency = RwSignal::new(Currency::Cny);
     let price = RwSignal::new(Some(Decimal::new(18, 1)));
     let vram = RwSignal::new(Some(Decimal::from(24)));
+    let error = RwSignal::new(None::<(String, String)>);
     let add = move |_| {
         let Some(p) = price.get_untracked() else {
             return;
         };
-        let g = gpu.get_untracked();
-        let card_vram = find_gpu(&g).map_or(24.0, |s| s.vram_gb);
-        let vram_gib = vram.get_untracked().map_or(card_vram, crate::task_form::f);
-        let tenancy = tenancy.get_untracked();
-        let mode = mode.get_untracked();
+        let quote = Quote {
+            provider: provider.get_untracked(),
+            gpu: gpu.get_untracked(),
+            tenancy: tenancy.get_untracked(),
+            billing_mode: mode.get_untracked(),
+            currency: currency.get_untracked(),
+            price: p,
+            vram_gib: vram.get_untracked().map(crate::fields::f),
+        };
         scenario.update(|s| {
-            let id = format!("custom-{}", s.edits.added.len() + 1);
-            s.edits.added.push(Offer {
-                id,
-                provider: provider.get_untracked(),
-                region: Region {
-                    id: "custom".into(),
-                    name: "custom".into(),
-                    class: RegionClass::Tier1,
-                    rtt_ms: 10.0,
-                },
-                gpu: g,
-                gpu_count: 1,
-                tenancy,
-                gpu_fraction: if tenancy.is_slice() {
-                    (vram_gib / card_vram).clamp(0.05, 1.0)
-                } else {
-                    1.0
-                },
-                vram_gib,
-                vcpu: None,
-                ram_gib: None,
-                billing_mode: mode,
-                term_months: (mode == BillingMode::Reserved).then_some(12),
-                upfront: (mode == BillingMode::Reserved).then_some(Decimal::ZERO),
-                price: p,
-                currency: currency.get_untracked(),
-                granularity: mode.is_metered().then_some(Granularity::Second),
-                minimum_minutes: None,
-                interruption_per_month: (mode == BillingMode::Spot).then_some(0.125),
-                queue_wait_hours: None,
-                storage_per_gb_month: Decimal::ZERO,
-                egress_per_gb: Decimal::ZERO,
-                system_disk_per_month: Decimal::ZERO,
-                security: vec![],
-                slowdown: None,
-                io: None,
-                as_of: "user".into(),
-                source: "added by the user".into(),
-                estimate: false,
-                estimate_note: None,
-            });
+            let id = free_custom_id(|id| s.edits.added.iter().any(|o| o.id == id));
+            match quote.offer(id) {
+                Ok(offer) => {
+                    error.set(None);
+                    s.edits.added.push(offer);
+                }
+                Err(e) => error.set(Some(e)),
+            }
         });
     };
     view! {

@@ -369,7 +369,7 @@ fn gpu_cell(lang: Lang, gpus: &[GpuFigures], unavailable: &str) -> AnyView {
                 },
                 _ => String::new(),
             };
-            let slice = g.visible_share().is_some_and(|s| s < 0.9);
+            let slice = g.below_whole_card();
             view! {
                 <div class="gpu" data-visible-share=g.visible_share().map(|s| format!("{s:.3}"))>
                     {format!("#{} {}", g.index, g.name)}<br />

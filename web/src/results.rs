@@ -6,7 +6,7 @@ use gpufare_core::offers::default::default_catalog;
 use gpufare_core::plan::PlanResult;
 use gpufare_core::plan::option::OptionResult;
 use gpufare_core::plan::reason::Reason;
-use gpufare_core::plan::security::required_controls;
+use gpufare_core::plan::security::{checklist, required_controls};
 use gpufare_core::scenario::document::Scenario;
 use leptos::prelude::*;
 
@@ -243,11 +243,13 @@ fn Hybrid(lang: Lang, result: PlanResult) -> impl IntoView {
 #[component]
 fn BreakEven(lang: Lang, result: PlanResult) -> impl IntoView {
     let b = result.break_even;
+    // Named from the plan's own options, so a user's quote or an imported offer reads as well
+    // as the default catalog's.
     let find = |id: &str| {
-        default_catalog()
-            .offers
+        result
+            .options
             .iter()
-            .find(|o| o.id == id)
+            .find(|o| o.offer_id == id)
             .map(|o| format!("{} {}", o.provider, words::billing(lang, o.billing_mode)))
     };
     let monthly = b.monthly_vs_pay_as_you_go.map(|m| {
@@ -283,9 +285,8 @@ fn BreakEven(lang: Lang, result: PlanResult) -> impl IntoView {
 #[component]
 fn Security(lang: Lang, result: PlanResult, scenario: RwSignal<Scenario>) -> impl IntoView {
     let level = scenario.with_untracked(|s| s.task.sensitivity);
-    let required = required_controls(level);
     let recommended = result.decision.recommended_offer.clone();
-    let offered = recommended
+    let list = recommended
         .as_ref()
         .and_then(|id| {
             scenario.with_untracked(|s| {
@@ -295,22 +296,27 @@ fn Security(lang: Lang, result: PlanResult, scenario: RwSignal<Scenario>) -> imp
                     .find(|o| &o.id == id)
             })
         })
-        .map(|o| o.security)
-        .unwrap_or_default();
-    let items = required
-        .iter()
-        .map(|c| {
-            let ok = offered.contains(c);
+        .map(|o| checklist(level, &o))
+        .unwrap_or_else(|| {
+            required_controls(level)
+                .iter()
+                .map(|c| (*c, false))
+                .collect()
+        });
+    let empty = list.is_empty();
+    let items = list
+        .into_iter()
+        .map(|(c, ok)| {
             view! {
                 <li class=if ok { "ok" } else { "missing" }>
-                    {format!("{} — {}", words::control(lang, *c), t(lang, if ok { "has" } else { "lacks" }))}
+                    {format!("{} — {}", words::control(lang, c), t(lang, if ok { "has" } else { "lacks" }))}
                 </li>
             }
         })
         .collect_view();
     view! {
         <h3>{format!("{} ({})", t(lang, "security"), words::sensitivity(lang, level))}</h3>
-        {if required.is_empty() {
+        {if empty {
             view! { <p id="security">{t(lang, "security_none")}</p> }.into_any()
         } else {
             view! { <ul id="security" class="checklist">{items}</ul> }.into_any()

@@ -10,21 +10,9 @@ use gpufare_core::task::presets::{PRESET_IDS, preset};
 use leptos::prelude::*;
 use rust_decimal::Decimal;
 
-use crate::fields::{CheckField, NumField};
+use crate::fields::{CheckField, NumField, d, f};
 use crate::i18n::Lang;
 use crate::words::{self, t};
-
-/// A float quantity as a decimal for the form.
-pub fn d(x: f64) -> Decimal {
-    Decimal::from_f64_retain(x)
-        .map(|v| v.round_dp(6).normalize())
-        .unwrap_or_default()
-}
-
-/// A decimal from the form as a float quantity.
-pub fn f(x: Decimal) -> f64 {
-    f64::try_from(x).unwrap_or(0.0)
-}
 
 /// Fields holding money in the task's currency; their labels name it.
 const MONEY_KEYS: [&str; 3] = ["penalty", "value_of_time", "budget"];
@@ -281,26 +269,6 @@ pub fn TaskForm(lang: ReadSignal<Lang>, scenario: RwSignal<Scenario>) -> impl In
     }
 }
 
-/// Shows money in `to`, converting the task's typed amounts at the user's rate.
-pub fn switch_currency(s: &mut Scenario, to: Currency) {
-    let (from, rate) = (s.task.currency, s.settings.cny_per_usd);
-    let convert = move |v: Decimal| convert_amount(v, from, to, rate);
-    s.task.value_of_time_per_hour = convert_amount(s.task.value_of_time_per_hour, from, to, rate);
-    s.task.deadline_penalty = s.task.deadline_penalty.map(convert);
-    s.task.budget = s.task.budget.map(convert);
-    s.task.currency = to;
-    s.settings.currency = to;
-}
-
-/// An amount converted between the two currencies at `rate` yuan per dollar, to the cent.
-fn convert_amount(v: Decimal, from: Currency, to: Currency, rate: Decimal) -> Decimal {
-    match (from, to) {
-        (Currency::Cny, Currency::Usd) => (v / rate).round_dp(2),
-        (Currency::Usd, Currency::Cny) => (v * rate).round_dp(2),
-        _ => v,
-    }
-}
-
 /// Currency, exchange rate and Monte Carlo settings.
 #[component]
 pub fn SettingsForm(lang: ReadSignal<Lang>, scenario: RwSignal<Scenario>) -> impl IntoView {
@@ -314,7 +282,7 @@ pub fn SettingsForm(lang: ReadSignal<Lang>, scenario: RwSignal<Scenario>) -> imp
                         id="out-currency"
                         on:change=move |ev| {
                             if let Some(c) = Currency::from_code(&event_target_value(&ev)) {
-                                scenario.update(|s| switch_currency(s, c));
+                                scenario.update(|s| s.switch_currency(c));
                             }
                         }
                     >

@@ -633,7 +633,25 @@ pub fn reason(lang: Lang, r: &Reason) -> String {
                 p("extra_pct")
             )
         }
-        RuleId::NoFeasibleOffer => "没有方案能运行该任务；请查看各方案的原因".to_owned(),
+        RuleId::NoFeasibleOffer => format!("{} 个方案都无法运行该任务，原因见下", p("offers")),
+        RuleId::PremiumOverCheapest => {
+            let risk = match (r.params.get("miss_pct"), r.params.get("cheapest_miss_pct")) {
+                (Some(a), Some(b)) => format!("，错过截止时间的概率 {a}% 对 {b}%"),
+                _ => String::new(),
+            };
+            format!(
+                "{} 比最便宜的 {} 贵 {}（{}%）；换来的是：P90 耗时 {} 小时对 {} 小时，P90 总成本 {} 对 {}{risk}（规则：{}）",
+                p("offer"),
+                p("cheapest"),
+                p("extra"),
+                p("extra_pct"),
+                p("p90_hours"),
+                p("cheapest_p90_hours"),
+                p("p90_total"),
+                p("cheapest_p90_total"),
+                p("rule")
+            )
+        }
         RuleId::HybridPhases => "先在共享算力上按量做原型，再在独享显卡上完成正式工作".to_owned(),
     }
 }

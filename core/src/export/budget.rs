@@ -15,6 +15,7 @@ use crate::numbers::money::{Currency, Money, group_thousands};
 use crate::offers::catalog::Catalog;
 use crate::plan::PlanResult;
 use crate::plan::assumption::Assumption;
+use crate::plan::breakeven::{MONTH_LIMIT_HOURS, Payoff, YEAR_LIMIT_MONTHS, payoff};
 use crate::plan::reason::Reason;
 use crate::task::document::TaskProfile;
 
@@ -138,9 +139,33 @@ pub struct BudgetBreakEven {
     /// Months per year above which yearly beats monthly.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub yearly_vs_monthly_months: Option<f64>,
-    /// Work hours from which the best dedicated total beats the best shared one.
+    /// Work hours from which the best dedicated total beats the best shared one (0: at any size).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub dedicated_vs_shared_work_hours: Option<f64>,
+    /// Whether work sizes were swept for the figure above; swept without a figure means
+    /// dedicated never beats shared up to 64 times the task's work.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub dedicated_vs_shared_swept: bool,
+}
+
+impl BudgetBreakEven {
+    /// Whether and from how many hours a month a monthly plan beats pay-as-you-go.
+    pub fn monthly_payoff(&self) -> Option<Payoff> {
+        let h = self.monthly_vs_pay_as_you_go_hours?;
+        Some(payoff(Some(h), Some(MONTH_LIMIT_HOURS)))
+    }
+
+    /// Whether and from how many months a year a yearly plan beats monthly.
+    pub fn yearly_payoff(&self) -> Option<Payoff> {
+        let m = self.yearly_vs_monthly_months?;
+        Some(payoff(Some(m), Some(YEAR_LIMIT_MONTHS)))
+    }
+
+    /// Whether and from what work size dedicated beats shared.
+    pub fn run_length_payoff(&self) -> Option<Payoff> {
+        (self.dedicated_vs_shared_swept || self.dedicated_vs_shared_work_hours.is_some())
+            .then(|| payoff(self.dedicated_vs_shared_work_hours, None))
+    }
 }
 
 /// A plan flattened for procurement.
@@ -271,6 +296,7 @@ pub fn budget(plan: &PlanResult, task: &TaskProfile, catalog: &Catalog) -> Budge
                 .dedicated_vs_shared
                 .as_ref()
                 .and_then(|b| b.work_hours),
+            dedicated_vs_shared_swept: be.dedicated_vs_shared.is_some(),
         },
         price_dates: plan.price_dates.clone(),
         assumptions: plan.assumptions.clone(),

@@ -3,8 +3,9 @@
 
 use std::fmt::Write as _;
 
-use crate::export::budget::{Budget, cents, money_text};
+use crate::export::budget::{Budget, BudgetBreakEven, cents, money_text};
 use crate::numbers::money::group_thousands;
+use crate::plan::breakeven::Payoff;
 use crate::plan::decision::Choice;
 
 /// The budget as Markdown for a report: recommendation, top options, hybrid plan, break-even,
@@ -93,20 +94,8 @@ pub fn budget_markdown(b: &Budget, top: usize) -> String {
     }
     let be = &b.break_even;
     let _ = writeln!(s, "\n## Break-even\n");
-    if let Some(h) = be.monthly_vs_pay_as_you_go_hours {
-        let _ = writeln!(
-            s,
-            "- A monthly plan beats pay-as-you-go above {h:.0} hours per month."
-        );
-    }
-    if let Some(m) = be.yearly_vs_monthly_months {
-        let _ = writeln!(
-            s,
-            "- A yearly plan beats monthly above {m:.1} months per year."
-        );
-    }
-    if let Some(w) = be.dedicated_vs_shared_work_hours {
-        let _ = writeln!(s, "- Dedicated beats shared from {w:.1} hours of work.");
+    for line in break_even_sentences(be) {
+        let _ = writeln!(s, "- {line}");
     }
     let _ = writeln!(
         s,
@@ -122,4 +111,45 @@ pub fn budget_markdown(b: &Budget, top: usize) -> String {
         let _ = writeln!(s, "- `{}` = {} — {}", a.id, a.value, a.source);
     }
     s
+}
+
+/// The break-even figures as English sentences, each read against its range (a month has 730
+/// hours, a year 12 months, the work-size sweep ends at 64 times the task).
+pub fn break_even_sentences(be: &BudgetBreakEven) -> Vec<String> {
+    let mut lines = Vec::new();
+    if let Some(p) = be.monthly_payoff() {
+        let line = match p {
+            Payoff::From(h) => {
+                format!("A monthly plan beats pay-as-you-go above {h:.0} hours per month.")
+            }
+            Payoff::Always => "A monthly plan beats pay-as-you-go at any use.".to_owned(),
+            Payoff::Never => format!(
+                "A monthly plan never beats pay-as-you-go within a month (it would take {:.0} hours; a month has 730).",
+                be.monthly_vs_pay_as_you_go_hours.unwrap_or(0.0)
+            ),
+        };
+        lines.push(line);
+    }
+    if let Some(p) = be.yearly_payoff() {
+        let line = match p {
+            Payoff::From(m) => format!("A yearly plan beats monthly above {m:.1} months per year."),
+            Payoff::Always => "A yearly plan beats monthly at any use.".to_owned(),
+            Payoff::Never => format!(
+                "A yearly plan never beats monthly within a year (it would take {:.1} months).",
+                be.yearly_vs_monthly_months.unwrap_or(0.0)
+            ),
+        };
+        lines.push(line);
+    }
+    if let Some(p) = be.run_length_payoff() {
+        let line = match p {
+            Payoff::From(w) => format!("Dedicated beats shared from {w:.1} hours of work."),
+            Payoff::Always => "Dedicated beats shared at any work size.".to_owned(),
+            Payoff::Never => {
+                "Dedicated does not beat shared up to 64 times this task's work.".to_owned()
+            }
+        };
+        lines.push(line);
+    }
+    lines
 }

@@ -91,6 +91,11 @@ impl Money {
         r
     }
 
+    /// An amount rounded to the minor unit of `currency`: a figure as a bill or budget shows it.
+    pub fn billed(amount: Decimal, currency: Currency) -> Money {
+        Money::new(Money::new(amount, currency).rounded(), currency)
+    }
+
     /// The rounded amount as plain text with exactly the minor digits, e.g. `20036.31`.
     pub fn plain(&self) -> String {
         self.rounded().to_string()
@@ -103,6 +108,18 @@ impl Money {
             group_thousands(&self.plain()),
             self.currency.code()
         )
+    }
+}
+
+/// Converts an exact amount from one currency to another at `cny_per_usd` yuan per US dollar.
+///
+/// The rate is the user's (an assumption every plan lists); the conversion is exact, and rounding
+/// to cents happens where a figure is shown.
+pub fn convert(amount: Decimal, from: Currency, to: Currency, cny_per_usd: Decimal) -> Decimal {
+    match (from, to) {
+        (Currency::Usd, Currency::Cny) => amount * cny_per_usd,
+        (Currency::Cny, Currency::Usd) => amount / cny_per_usd,
+        _ => amount,
     }
 }
 

@@ -32,6 +32,14 @@ pub fn term_price(offer: &Offer) -> Decimal {
     }
 }
 
+/// An offer's price per GPU-hour in its own currency, before any discount: the hourly price of a
+/// metered offer, or a term's price spread over the term's hours, divided by the GPUs (or slices)
+/// in the offer.
+pub fn price_per_gpu_hour(offer: &Offer) -> Decimal {
+    let hours = term_hours(offer).map_or(Decimal::ONE, |h| dec(h).max(Decimal::ONE));
+    term_price(offer) / hours / Decimal::from(offer.gpu_count.max(1))
+}
+
 /// Rent in the offer's currency, before discount: metered offers per run with granularity and
 /// minimum; subscriptions per started term over the hours the machine is held.
 pub fn rent_in_offer_currency(

@@ -315,23 +315,3 @@ pub fn import_vms_csv(
         report,
     ))
 }
-
-/// Reads any catalog a person may have: our JSON, our CSV, or a SkyPilot `vms.csv` (recognised by
-/// its `InstanceType` column; `provider` names its offers). The report is present for SkyPilot
-/// files only.
-pub fn import_any(
-    text: &str,
-    provider: &str,
-) -> Result<(Catalog, Option<ImportReport>), CatalogError> {
-    if text.trim_start().starts_with('{') {
-        return crate::offers::catalog::parse_catalog_json(text).map(|c| (c, None));
-    }
-    let header = text
-        .lines()
-        .find(|l| !l.starts_with('#') && !l.trim().is_empty())
-        .unwrap_or("");
-    if header.split(',').any(|h| h.trim() == "InstanceType") {
-        return import_vms_csv(text, provider, "imported").map(|(c, r)| (c, Some(r)));
-    }
-    crate::offers::csv::parse_catalog_csv(text).map(|c| (c, None))
-}

@@ -70,6 +70,55 @@ pub struct BreakEven {
     pub dedicated_vs_shared: Option<RunLengthBreakEven>,
 }
 
+/// When a choice starts to pay, read against the range it is measured over.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Payoff {
+    /// At any use within the range.
+    Always,
+    /// From this value on (hours per month, months per year, or work hours).
+    From(f64),
+    /// Never within the range: a month has 730 hours, a year 12 months, and the work-size sweep
+    /// ends at 64 times the task.
+    Never,
+}
+
+/// The most hours a month holds: a monthly plan that pays off only above this never does.
+pub const MONTH_LIMIT_HOURS: f64 = HOURS_PER_MONTH;
+/// The most months a year holds.
+pub const YEAR_LIMIT_MONTHS: f64 = 12.0;
+
+/// Reads a break-even figure against its range: `None` (no crossing found) or a value beyond
+/// `limit` is [`Payoff::Never`], a value of zero or less [`Payoff::Always`].
+pub fn payoff(value: Option<f64>, limit: Option<f64>) -> Payoff {
+    match value {
+        None => Payoff::Never,
+        Some(x) if x.is_nan() => Payoff::Never,
+        Some(x) if x <= 0.0 => Payoff::Always,
+        Some(x) if limit.is_some_and(|l| x > l) => Payoff::Never,
+        Some(x) => Payoff::From(x),
+    }
+}
+
+impl BreakEven {
+    /// Whether and from how many hours a month a monthly plan beats pay-as-you-go.
+    pub fn monthly_payoff(&self) -> Option<Payoff> {
+        let b = self.monthly_vs_pay_as_you_go.as_ref()?;
+        Some(payoff(Some(b.break_even), Some(MONTH_LIMIT_HOURS)))
+    }
+
+    /// Whether and from how many months a year a yearly plan beats monthly.
+    pub fn yearly_payoff(&self) -> Option<Payoff> {
+        let b = self.yearly_vs_monthly.as_ref()?;
+        Some(payoff(Some(b.break_even), Some(YEAR_LIMIT_MONTHS)))
+    }
+
+    /// Whether and from what work size dedicated beats shared.
+    pub fn run_length_payoff(&self) -> Option<Payoff> {
+        let b = self.dedicated_vs_shared.as_ref()?;
+        Some(payoff(b.work_hours, None))
+    }
+}
+
 /// Work-size factors swept for the dedicated-vs-shared break-even.
 const FACTORS: [f64; 11] = [0.1, 0.25, 0.5, 1.0, 2.0, 4.0, 8.0, 16.0, 24.0, 32.0, 64.0];
 
@@ -201,23 +250,24 @@ fn run_length(
         return None;
     }
     let cheaper = |p: &Point| p.b.amount <= p.a.amount;
-    let work_hours = if cheaper(&points[0]) {
-        Some(0.0)
-    } else {
-        points
-            .windows(2)
-            .find(|w| !cheaper(&w[0]) && cheaper(&w[1]))
-            .map(|w| {
-                // Linear interpolation of the gap between the two points.
-                let gap = |p: &Point| f64::try_from(p.b.amount - p.a.amount).unwrap_or(0.0);
-                let (g0, g1) = (gap(&w[0]), gap(&w[1]));
-                let t = if (g0 - g1).abs() > 0.0 {
-                    g0 / (g0 - g1)
-                } else {
-                    0.0
-                };
-                crate::plan::context::round4(w[0].x + t * (w[1].x - w[0].x))
-            })
+    // Dedicated beats shared *from* a work size when it is cheaper there and at every larger
+    // size swept: the last point where shared is still cheaper starts the crossing.
+    let last_shared = points.iter().rposition(|p| !cheaper(p));
+    let work_hours = match last_shared {
+        None => Some(0.0),
+        Some(i) if i + 1 == points.len() => None,
+        Some(i) => {
+            let (p0, p1) = (&points[i], &points[i + 1]);
+            // Linear interpolation of the gap between the two points.
+            let gap = |p: &Point| f64::try_from(p.b.amount - p.a.amount).unwrap_or(0.0);
+            let (g0, g1) = (gap(p0), gap(p1));
+            let t = if (g0 - g1).abs() > 0.0 {
+                g0 / (g0 - g1)
+            } else {
+                0.0
+            };
+            Some(crate::plan::context::round4(p0.x + t * (p1.x - p0.x)))
+        }
     };
     Some(RunLengthBreakEven { work_hours, points })
 }

@@ -1,11 +1,12 @@
 //! What pricing every offer of one plan shares: the task, the settings, the reference GPU — and
 //! the conversions of money into the plan's currency and of float quantities into exact decimals.
 
-use rust_decimal::{Decimal, RoundingStrategy};
+use rust_decimal::Decimal;
 
 use crate::hardware::gpu::{GpuSpec, find_gpu};
-use crate::numbers::money::{Currency, Money};
+use crate::numbers::money::{Currency, Money, convert};
 use crate::offers::offer::Offer;
+use crate::offers::rent::price_per_gpu_hour;
 use crate::plan::settings::PlanSettings;
 use crate::task::document::TaskProfile;
 
@@ -30,12 +31,12 @@ impl<'a> Context<'a> {
 
     /// Converts an amount to the output currency at the user's rate.
     pub fn convert(&self, amount: Decimal, from: Currency) -> Decimal {
-        match (from, self.settings.currency) {
-            (a, b) if a == b => amount,
-            (Currency::Usd, Currency::Cny) => amount * self.settings.cny_per_usd,
-            (Currency::Cny, Currency::Usd) => amount / self.settings.cny_per_usd,
-            _ => amount,
-        }
+        convert(
+            amount,
+            from,
+            self.settings.currency,
+            self.settings.cny_per_usd,
+        )
     }
 
     /// The discount factor for a provider (1 when none is set).
@@ -59,11 +60,13 @@ impl<'a> Context<'a> {
 
     /// Money in the output currency, rounded to the minor unit.
     pub fn money(&self, amount: Decimal) -> Money {
-        let digits = self.settings.currency.minor_digits();
-        let mut rounded =
-            amount.round_dp_with_strategy(digits, RoundingStrategy::MidpointAwayFromZero);
-        rounded.rescale(digits);
-        Money::new(rounded, self.settings.currency)
+        Money::billed(amount, self.settings.currency)
+    }
+
+    /// An offer's price per GPU-hour in the output currency, with its provider discount
+    /// (subscriptions spread over their term).
+    pub fn price_per_gpu_hour(&self, offer: &Offer) -> Decimal {
+        self.offer_money(offer, price_per_gpu_hour(offer))
     }
 }
 

@@ -5,10 +5,14 @@
 //! offer costs at most [`PREFERENCE_MARGIN_PCT`] % more, the preference wins (stability or
 //! cheapness is worth that much); otherwise the cost wins and the reason says so.
 
+use std::collections::BTreeMap;
+
 use rust_decimal::Decimal;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
+use crate::numbers::money::Money;
+use crate::plan::feasibility::fmt1;
 use crate::plan::option::OptionResult;
 use crate::plan::reason::{Reason, RuleId};
 use crate::task::document::{Sensitivity, TaskKind, TaskProfile};
@@ -70,45 +74,22 @@ pub struct Decision {
 /// Applies the rules to the ranked options.
 pub fn decide(task: &TaskProfile, options: &[OptionResult]) -> Decision {
     let feasible: Vec<&OptionResult> = options.iter().filter(|o| o.feasible).collect();
-    let best = feasible.first().copied();
     let best_shared = feasible.iter().find(|o| o.shared).copied();
     let best_dedicated = feasible.iter().find(|o| !o.shared).copied();
-    let mut reasons = Vec::new();
-
-    let mut prefer_dedicated = Vec::new();
-    if task.work_hours >= LONG_RUN_HOURS && task.runs >= TUNING_RUNS {
-        prefer_dedicated.push(
-            Reason::new(RuleId::LongRepeatedTuning)
-                .with("runs", task.runs)
-                .with("work_hours", task.work_hours),
-        );
-    }
-    if let Some(d) = task.deadline_hours {
-        prefer_dedicated.push(Reason::new(RuleId::HardDeadline).with("deadline_hours", d));
-    }
-    if let (TaskKind::Inference, Some(l), Some(_)) = (task.kind, task.latency, task.service) {
-        prefer_dedicated
-            .push(Reason::new(RuleId::ProductionInferenceLatency).with("target_ms", l.p99_ms));
-    }
-    if task.gpus > 1 {
-        prefer_dedicated.push(Reason::new(RuleId::MultiGpuDedicated).with("gpus", task.gpus));
-    }
-    let mut prefer_shared = Vec::new();
-    if task.kind == TaskKind::CodeCheck {
-        prefer_shared.push(Reason::new(RuleId::CodeCheckSharedFirst));
-    }
-    if let (Some(budget), Some(d)) = (task.budget, best_dedicated)
-        && d.total_expected.amount > budget
-        && task.max_queue_hours.is_none_or(|q| q >= 1.0)
-    {
-        prefer_shared.push(Reason::new(RuleId::TightBudgetCanQueue).with("budget", budget));
-    }
+    let ids = |o: Option<&OptionResult>| o.map(|o| o.offer_id.clone());
+    let in_house = task.sensitivity == Sensitivity::InHouse;
+    let mut notes = Vec::new();
     if task.vram_gib > SLICE_VRAM_GIB {
-        reasons.push(Reason::new(RuleId::VramBeyondSlices).with("need_gib", task.vram_gib));
+        notes.push(Reason::new(RuleId::VramBeyondSlices).with("need_gib", task.vram_gib));
     }
 
-    let Some(best) = best else {
-        reasons.insert(0, Reason::new(RuleId::NoFeasibleOffer));
+    let Some(&best) = feasible.first() else {
+        let mut reasons = vec![Reason::new(RuleId::NoFeasibleOffer).with("offers", options.len())];
+        if in_house {
+            reasons.push(in_house_rule(task));
+        }
+        reasons.extend(veto_summary(options));
+        reasons.extend(notes);
         return Decision {
             choice: Choice::NoFeasibleOffer,
             recommended_offer: None,
@@ -117,10 +98,13 @@ pub fn decide(task: &TaskProfile, options: &[OptionResult]) -> Decision {
             reasons,
         };
     };
-    let ids = |o: Option<&OptionResult>| o.map(|o| o.offer_id.clone());
+    let prefer_dedicated = prefer_dedicated_rules(task);
+    let prefer_shared = prefer_shared_rules(task, best_dedicated);
 
-    if task.sensitivity == Sensitivity::InHouse {
-        reasons.insert(0, Reason::new(RuleId::DataInHouse));
+    if in_house {
+        let mut reasons = vec![in_house_rule(task)];
+        reasons.extend(premium(best, best_dedicated, RuleId::DataInHouse));
+        reasons.extend(notes);
         return Decision {
             choice: Choice::DedicatedOrPrivate,
             recommended_offer: ids(best_dedicated),
@@ -133,8 +117,10 @@ pub fn decide(task: &TaskProfile, options: &[OptionResult]) -> Decision {
     if let (Some(_), Some(_), Some(_)) = (task.prototype, best_shared, best_dedicated)
         && task.kind.is_training()
     {
-        reasons.insert(0, Reason::new(RuleId::HybridPhases));
+        let mut reasons = vec![Reason::new(RuleId::HybridPhases)];
         reasons.extend(prefer_dedicated);
+        reasons.extend(premium(best, best_dedicated, RuleId::HybridPhases));
+        reasons.extend(notes);
         return Decision {
             choice: Choice::Hybrid,
             recommended_offer: ids(best_dedicated),
@@ -144,24 +130,20 @@ pub fn decide(task: &TaskProfile, options: &[OptionResult]) -> Decision {
         };
     }
 
-    let margin = |preferred: &OptionResult| {
-        let cheapest = best.total_expected.amount;
-        let limit = cheapest * Decimal::from(100 + PREFERENCE_MARGIN_PCT) / Decimal::from(100);
-        (
-            preferred.total_expected.amount <= limit,
-            extra_pct(preferred.total_expected.amount, cheapest),
-        )
-    };
-    let mut chosen = best;
-    let (rules, preferred, choice_name) = if best.shared {
-        (prefer_dedicated, best_dedicated, "dedicated")
+    // The rules preferring the other kind of capacity than the cheapest offer's can tip the
+    // choice; the rules agreeing with the cheapest are reasons too.
+    let (rules, agreeing, preferred, choice_name) = if best.shared {
+        (prefer_dedicated, prefer_shared, best_dedicated, "dedicated")
     } else {
-        (prefer_shared, best_shared, "shared")
+        (prefer_shared, prefer_dedicated, best_shared, "shared")
     };
+    let cheapest = best.total_expected.amount;
+    let limit = cheapest * Decimal::from(100 + PREFERENCE_MARGIN_PCT) / Decimal::from(100);
+    let mut chosen = best;
     let mut tail = Vec::new();
     if !rules.is_empty() {
         match preferred {
-            Some(p) if margin(p).0 => {
+            Some(p) if p.total_expected.amount <= limit => {
                 chosen = p;
                 tail.push(
                     Reason::new(RuleId::PreferenceWithinMargin)
@@ -169,33 +151,27 @@ pub fn decide(task: &TaskProfile, options: &[OptionResult]) -> Decision {
                         .with("margin_pct", PREFERENCE_MARGIN_PCT)
                         .with("choice", choice_name),
                 );
+                tail.extend(premium(best, Some(p), RuleId::PreferenceWithinMargin));
             }
             Some(p) => {
                 tail.push(
                     Reason::new(RuleId::PreferenceOutweighed)
                         .with("choice", choice_name)
-                        .with("extra_pct", margin(p).1),
+                        .with("extra_pct", extra_pct(p.total_expected.amount, cheapest)),
                 );
             }
             None => {}
         }
     }
-    // Rules agreeing with the cheapest kind are reasons too.
-    let agreeing = if best.shared {
-        prefer_shared_rules(task, best_dedicated)
-    } else {
-        prefer_dedicated_rules(task)
-    };
-    let mut ordered = Vec::new();
-    ordered.extend(rules);
-    ordered.extend(agreeing);
-    ordered.push(
+    let mut reasons = rules;
+    reasons.extend(agreeing);
+    reasons.push(
         Reason::new(RuleId::CheapestTotal)
             .with("offer", &best.offer_id)
             .with("total", best.total_expected.display()),
     );
-    ordered.extend(tail);
-    ordered.extend(reasons);
+    reasons.extend(tail);
+    reasons.extend(notes);
     Decision {
         choice: if chosen.shared {
             Choice::Shared
@@ -205,10 +181,11 @@ pub fn decide(task: &TaskProfile, options: &[OptionResult]) -> Decision {
         recommended_offer: Some(chosen.offer_id.clone()),
         best_shared: ids(best_shared),
         best_dedicated: ids(best_dedicated),
-        reasons: ordered,
+        reasons,
     }
 }
 
+/// The rules that prefer dedicated capacity for `task`, in order of weight.
 fn prefer_dedicated_rules(task: &TaskProfile) -> Vec<Reason> {
     let mut list = Vec::new();
     if task.work_hours >= LONG_RUN_HOURS && task.runs >= TUNING_RUNS {
@@ -221,12 +198,17 @@ fn prefer_dedicated_rules(task: &TaskProfile) -> Vec<Reason> {
     if let Some(d) = task.deadline_hours {
         list.push(Reason::new(RuleId::HardDeadline).with("deadline_hours", d));
     }
+    if let (TaskKind::Inference, Some(l), Some(_)) = (task.kind, task.latency, task.service) {
+        list.push(Reason::new(RuleId::ProductionInferenceLatency).with("target_ms", l.p99_ms));
+    }
     if task.gpus > 1 {
         list.push(Reason::new(RuleId::MultiGpuDedicated).with("gpus", task.gpus));
     }
     list
 }
 
+/// The rules that prefer shared capacity for `task`: only checking the code runs, or a budget
+/// below the best dedicated total with at least an hour to queue.
 fn prefer_shared_rules(task: &TaskProfile, best_dedicated: Option<&OptionResult>) -> Vec<Reason> {
     let mut list = Vec::new();
     if task.kind == TaskKind::CodeCheck {
@@ -234,10 +216,66 @@ fn prefer_shared_rules(task: &TaskProfile, best_dedicated: Option<&OptionResult>
     }
     if let (Some(budget), Some(d)) = (task.budget, best_dedicated)
         && d.total_expected.amount > budget
+        && task.max_queue_hours.is_none_or(|q| q >= 1.0)
     {
         list.push(Reason::new(RuleId::TightBudgetCanQueue).with("budget", budget));
     }
     list
+}
+
+/// The in-house rule with its parameter.
+fn in_house_rule(task: &TaskProfile) -> Reason {
+    Reason::new(RuleId::DataInHouse).with("sensitivity", task.sensitivity.id())
+}
+
+/// Why no offer is feasible: each veto that excluded offers, with how many it excluded and the
+/// parameters all of them share, most frequent first.
+fn veto_summary(options: &[OptionResult]) -> Vec<Reason> {
+    let mut by_rule: BTreeMap<RuleId, (usize, Reason)> = BTreeMap::new();
+    for r in options.iter().flat_map(|o| &o.reasons) {
+        let entry = by_rule.entry(r.rule).or_insert_with(|| (0, r.clone()));
+        entry.0 += 1;
+        entry.1.params.retain(|k, v| r.params.get(k) == Some(v));
+    }
+    let mut list: Vec<(usize, Reason)> = by_rule.into_values().collect();
+    list.sort_by(|a, b| b.0.cmp(&a.0).then(a.1.rule.cmp(&b.1.rule)));
+    list.into_iter().map(|(n, r)| r.with("offers", n)).collect()
+}
+
+/// When the recommendation is not the cheapest feasible offer: by how much it costs more, what
+/// it gives for that (its P90 time and total, and its deadline risk, against the cheapest's), and
+/// the rule that chose it.
+fn premium(cheapest: &OptionResult, chosen: Option<&OptionResult>, rule: RuleId) -> Option<Reason> {
+    let chosen = chosen?;
+    if chosen.offer_id == cheapest.offer_id {
+        return None;
+    }
+    let extra = chosen.total_expected.amount - cheapest.total_expected.amount;
+    let mut r = Reason::new(RuleId::PremiumOverCheapest)
+        .with("offer", &chosen.offer_id)
+        .with("cheapest", &cheapest.offer_id)
+        .with(
+            "extra",
+            Money::new(extra, chosen.total_expected.currency).display(),
+        )
+        .with(
+            "extra_pct",
+            extra_pct(chosen.total_expected.amount, cheapest.total_expected.amount),
+        )
+        .with("p90_hours", fmt1(chosen.hours_p90))
+        .with("cheapest_p90_hours", fmt1(cheapest.hours_p90))
+        .with("p90_total", chosen.total_p90.display())
+        .with("cheapest_p90_total", cheapest.total_p90.display())
+        .with("rule", rule.id());
+    if let (Some(a), Some(b)) = (
+        chosen.deadline_miss_probability,
+        cheapest.deadline_miss_probability,
+    ) {
+        r = r
+            .with("miss_pct", format!("{:.1}", a * 100.0))
+            .with("cheapest_miss_pct", format!("{:.1}", b * 100.0));
+    }
+    Some(r)
 }
 
 fn extra_pct(amount: Decimal, cheapest: Decimal) -> String {

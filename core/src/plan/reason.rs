@@ -75,6 +75,8 @@ pub enum RuleId {
     PreferenceOutweighed,
     /// No offer is feasible.
     NoFeasibleOffer,
+    /// The recommendation costs more than the cheapest feasible offer: by how much, and what for.
+    PremiumOverCheapest,
     /// The task has distinct phases best run on different capacity.
     HybridPhases,
 }
@@ -110,8 +112,29 @@ identifiers!(RuleId {
     PreferenceWithinMargin => "preference_within_margin",
     PreferenceOutweighed => "preference_outweighed",
     NoFeasibleOffer => "no_feasible_offer",
+    PremiumOverCheapest => "premium_over_cheapest",
     HybridPhases => "hybrid_phases",
 });
+
+impl RuleId {
+    /// Whether the rule makes an offer infeasible (the rest warn or explain).
+    pub fn is_veto(self) -> bool {
+        matches!(
+            self,
+            RuleId::VramOom
+                | RuleId::TooFewGpus
+                | RuleId::SlicesCannotCombine
+                | RuleId::SensitivityRequiresDedicated
+                | RuleId::SensitivityExcludesTenancy
+                | RuleId::DeadlineP90Missed
+                | RuleId::LatencySloMissed
+                | RuleId::InterruptionsNotTolerated
+                | RuleId::NeverFinishes
+                | RuleId::QueueTooLong
+                | RuleId::UnknownGpu
+        )
+    }
+}
 
 /// A rule with the numbers that make it concrete (all as display-ready text).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
@@ -139,7 +162,16 @@ impl Reason {
     }
 
     /// The English sentence for this reason (the CLI's wording; the site translates by rule id).
+    /// A veto that sums up several offers ends with how many it excluded.
     pub fn english(&self) -> String {
+        let text = self.english_sentence();
+        match self.params.get("offers") {
+            Some(n) if self.rule.is_veto() => format!("{text} ({n} offers)"),
+            _ => text,
+        }
+    }
+
+    fn english_sentence(&self) -> String {
         let p = |k: &str| self.params.get(k).cloned().unwrap_or_default();
         match self.rule {
             RuleId::VramOom => format!(
@@ -253,8 +285,33 @@ impl Reason {
                 p("choice"),
                 p("extra_pct")
             ),
-            RuleId::NoFeasibleOffer => {
-                "no offer can run this task; see each offer's reasons".to_owned()
+            RuleId::NoFeasibleOffer => format!(
+                "none of the {} offers can run this task, for the reasons below",
+                p("offers")
+            ),
+            RuleId::PremiumOverCheapest => {
+                let risk = match (
+                    self.params.get("miss_pct"),
+                    self.params.get("cheapest_miss_pct"),
+                ) {
+                    (Some(a), Some(b)) => {
+                        format!(", deadline missed {a} % against {b} % of the time")
+                    }
+                    _ => String::new(),
+                };
+                format!(
+                    "{} costs {} ({} %) more than the cheapest, {}; for that: P90 time {} h against {} h, \
+                     P90 total {} against {}{risk} (rule: {})",
+                    p("offer"),
+                    p("extra"),
+                    p("extra_pct"),
+                    p("cheapest"),
+                    p("p90_hours"),
+                    p("cheapest_p90_hours"),
+                    p("p90_total"),
+                    p("cheapest_p90_total"),
+                    p("rule")
+                )
             }
             RuleId::HybridPhases => {
                 "prototype on shared pay-as-you-go, then run the main work on dedicated capacity"

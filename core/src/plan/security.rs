@@ -1,6 +1,6 @@
-//! The security controls each sensitivity level asks for.
+//! The security controls each sensitivity level asks for, and how an offer measures up.
 
-use crate::offers::offer::SecurityControl;
+use crate::offers::offer::{Offer, SecurityControl};
 use crate::task::document::Sensitivity;
 
 /// Security controls each sensitivity level asks for.
@@ -22,4 +22,13 @@ pub fn required_controls(level: Sensitivity) -> &'static [SecurityControl] {
             SecurityControl::PrivateDeployment,
         ],
     }
+}
+
+/// The checklist for data of `level` on `offer`: every control the level asks for, and whether
+/// the offer provides it.
+pub fn checklist(level: Sensitivity, offer: &Offer) -> Vec<(SecurityControl, bool)> {
+    required_controls(level)
+        .iter()
+        .map(|c| (*c, offer.security.contains(c)))
+        .collect()
 }

@@ -7,7 +7,7 @@ use serde::{Deserialize, Serialize};
 use thiserror::Error;
 
 use crate::numbers::money::Currency;
-use crate::task::document::TaskError;
+use crate::task::document::{TaskError, TaskProfile};
 
 /// Default Monte Carlo trials per offer: enough for a P90 within about 2 % (the standard error
 /// of a 90th-percentile estimate from n samples is sqrt(0.09 / n) / density), and cheap enough
@@ -49,6 +49,16 @@ impl Default for PlanSettings {
             seed: 1,
             trials: DEFAULT_TRIALS,
             discounts: vec![],
+        }
+    }
+}
+
+impl PlanSettings {
+    /// The default settings for `task`: figures in the task's own currency.
+    pub fn for_task(task: &TaskProfile) -> PlanSettings {
+        PlanSettings {
+            currency: task.currency,
+            ..PlanSettings::default()
         }
     }
 }

@@ -6,7 +6,23 @@
 use crate::hardware::gpu::spec_for;
 use crate::numbers::stats::Summary;
 use crate::profile::document::Profile;
+use crate::profile::gpu::GpuFacts;
 use crate::profile::network::Direction;
+
+/// Visible VRAM below this share of the card's nominal memory means a slice (ECC costs up to 1/16
+/// of a GDDR card's memory, so a ratio from 0.90 up is still a whole card).
+pub const SLICE_RATIO: f64 = 0.90;
+
+/// Visible VRAM above this share of nominal means a card that is not what its name says.
+pub const OVERSIZE_RATIO: f64 = 1.02;
+
+/// The memory a GPU shows over what a whole card of its model shows (NVML `memory.total` in MiB
+/// against the spec table's), when both are known: about 1 for a whole card.
+pub fn memory_ratio(gpu: &GpuFacts) -> Option<f64> {
+    let spec = spec_for(&gpu.name)?;
+    let total = gpu.memory_total_bytes?;
+    Some(total as f64 / (1024.0 * 1024.0) / spec.nvml_total_mib as f64)
+}
 
 /// One GPU of a machine.
 #[derive(Debug, Clone, PartialEq)]
@@ -28,6 +44,8 @@ pub struct GpuFigures {
     pub spec_pcie_gen: Option<u32>,
     /// GPU utilisation over the sampling window, percent (before anything of ours ran).
     pub utilisation_pct: Option<Summary>,
+    /// Visible memory over a whole card's, as the slice verdict judges it ([`memory_ratio`]).
+    pub memory_ratio: Option<f64>,
 }
 
 impl GpuFigures {
@@ -38,6 +56,12 @@ impl GpuFigures {
             (Some(v), Some(n)) if n > 0.0 => Some(v / n),
             _ => None,
         }
+    }
+
+    /// Whether the GPU shows less memory than a whole card of its model: a slice or a cap, by the
+    /// same rule as the slice verdict ([`SLICE_RATIO`]).
+    pub fn below_whole_card(&self) -> bool {
+        self.memory_ratio.is_some_and(|r| r < SLICE_RATIO)
     }
 
     /// Whether the link runs below what the card can do: fewer lanes than the maximum, or an
@@ -140,6 +164,7 @@ pub fn machine_figures(profile: &Profile) -> MachineFigures {
                 pcie_current: link.and_then(|l| pair(l.gen_current, l.width_current)),
                 pcie_max: link.and_then(|l| pair(l.gen_max, l.width_max)),
                 utilisation_pct: utilisation(g.index),
+                memory_ratio: memory_ratio(g),
             }
         })
         .collect();

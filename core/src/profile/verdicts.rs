@@ -13,15 +13,10 @@
 use crate::hardware::gpu::spec_for;
 use crate::hardware::pcie::expected_h2d_gbs;
 use crate::profile::document::Profile;
+use crate::profile::figures::{OVERSIZE_RATIO, SLICE_RATIO, memory_ratio};
 use crate::profile::gpu::GpuFacts;
 use crate::profile::sampling::GpuSamples;
 use crate::profile::verdict::{Level, Verdict, VerdictKind};
-
-/// Visible VRAM below this share of nominal means a slice.
-pub const SLICE_RATIO: f64 = 0.90;
-
-/// Visible VRAM above this share of nominal means a card that is not what its name says.
-pub const OVERSIZE_RATIO: f64 = 1.02;
 
 /// Utilisation at or above this P95 with no process of ours means someone else is computing.
 pub const BUSY_PCT: f64 = 5.0;
@@ -99,10 +94,7 @@ fn slice(profile: &Profile, gpu: &GpuFacts) -> Verdict {
     let index = Some(gpu.index);
     let spec = spec_for(&gpu.name);
     let markers = &profile.sharing_markers;
-    let ratio = match (gpu.memory_total_bytes, spec) {
-        (Some(total), Some(s)) => Some(mib(total) / s.nvml_total_mib as f64),
-        _ => None,
-    };
+    let ratio = memory_ratio(gpu);
     let add_memory = |v: Verdict| match (gpu.memory_total_bytes, spec, ratio) {
         (Some(total), Some(s), Some(r)) => v
             .with("visible_mib", format!("{:.0}", mib(total)))

@@ -9,11 +9,13 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use thiserror::Error;
 
-use crate::numbers::money::Currency;
+use crate::numbers::money::{Currency, Money, convert};
 use crate::offers::billing::BillingMode;
 use crate::offers::catalog::Catalog;
+use crate::offers::import::{OnClash, merge};
 use crate::offers::offer::{Offer, RegionClass};
 use crate::offers::validate::validate_offer;
+use crate::plan::context::Context;
 use crate::plan::settings::{PlanError, PlanSettings};
 use crate::plan::{PlanResult, plan};
 use crate::task::document::TaskProfile;
@@ -149,12 +151,51 @@ impl Scenario {
         Scenario {
             format_version: SCENARIO_FORMAT_VERSION,
             preset: preset.map(str::to_owned),
+            settings: PlanSettings::for_task(&task),
             task,
-            settings: PlanSettings::default(),
             edits: CatalogEdits::default(),
             filter: OfferFilter::default(),
             measured: Vec::new(),
         }
+    }
+
+    /// Shows money in `to`: the task's typed amounts (value of time, deadline penalty, budget) are
+    /// converted at the scenario's rate to the cent, and the plan's figures follow.
+    pub fn switch_currency(&mut self, to: Currency) {
+        let (from, rate) = (self.task.currency, self.settings.cny_per_usd);
+        let in_new =
+            |v: Option<Decimal>| v.map(|v| Money::billed(convert(v, from, to, rate), to).amount);
+        let task = &mut self.task;
+        task.value_of_time_per_hour = in_new(Some(task.value_of_time_per_hour)).unwrap_or_default();
+        task.deadline_penalty = in_new(task.deadline_penalty);
+        task.budget = in_new(task.budget);
+        self.task.currency = to;
+        self.settings.currency = to;
+    }
+
+    /// Adds offers to the user's own (an imported file, a quote) after the base catalog's and
+    /// the ones added before; returns the ids left out because an offer already has them.
+    pub fn add_offers(&mut self, base: &Catalog, offers: Vec<Offer>) -> Vec<String> {
+        let mut known = self.edits.apply(base);
+        let added = offers.len();
+        let skipped = merge(
+            &mut known,
+            Catalog {
+                format_version: base.format_version,
+                offers,
+            },
+            OnClash::Skip,
+        )
+        .unwrap_or_default();
+        // The offers merged are the last ones of `known`.
+        let first_new = known.offers.len() - (added - skipped.len());
+        self.edits.added.extend(known.offers.drain(first_new..));
+        skipped
+    }
+
+    /// An offer's price per GPU-hour in the scenario's currency, with its provider discount.
+    pub fn price_per_gpu_hour(&self, offer: &Offer) -> Decimal {
+        Context::new(&self.task, &self.settings).price_per_gpu_hour(offer)
     }
 
     /// The catalog this scenario prices: the base with the edits applied, then filtered.
@@ -253,6 +294,36 @@ mod tests {
                 .offers
                 .iter()
                 .all(|o| o.provider == "AutoDL")
+        );
+    }
+
+    #[test]
+    fn added_offers_skip_taken_ids() {
+        let base = default_catalog();
+        let mut s = Scenario::new(preset("code_check").unwrap(), None);
+        let mut mine = base.offers[0].clone();
+        mine.id = "mine".into();
+        let skipped = s.add_offers(base, vec![base.offers[1].clone(), mine.clone()]);
+        assert_eq!(skipped, [base.offers[1].id.clone()]);
+        assert_eq!(s.edits.added, [mine.clone()]);
+        assert_eq!(s.add_offers(base, vec![mine]), ["mine"]);
+        assert_eq!(s.edits.added.len(), 1);
+    }
+
+    #[test]
+    fn a_usd_task_is_priced_in_usd_and_switching_converts_its_money() {
+        let mut task = preset("sd_batch").unwrap();
+        task.currency = Currency::Usd;
+        let mut s = Scenario::new(task, None);
+        assert_eq!(s.settings.currency, Currency::Usd);
+        s.settings.cny_per_usd = Decimal::new(7, 0);
+        s.task.value_of_time_per_hour = Decimal::new(10, 0);
+        s.switch_currency(Currency::Cny);
+        assert_eq!(s.task.value_of_time_per_hour, Decimal::new(7000, 2));
+        assert_eq!(s.task.deadline_penalty, Some(Decimal::new(350000, 2)));
+        assert_eq!(
+            (s.task.currency, s.settings.currency),
+            (Currency::Cny, Currency::Cny)
         );
     }
 

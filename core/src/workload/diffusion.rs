@@ -215,6 +215,20 @@ pub struct Generation {
     pub cpu_offload: bool,
 }
 
+impl Default for Generation {
+    /// 30 denoising steps, no ControlNet, no memory savers, no work given.
+    fn default() -> Generation {
+        Generation {
+            controlnets: 0,
+            steps: 30,
+            images: 0.0,
+            vae_slicing: false,
+            vae_tiling: false,
+            cpu_offload: false,
+        }
+    }
+}
+
 /// Training a LoRA on the denoiser (cached latents and text embeddings).
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct SdLoraTraining {
@@ -231,6 +245,19 @@ pub struct SdLoraTraining {
     /// Model FLOPs utilisation override for Flux, in (0, 1].
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub mfu: Option<f64>,
+}
+
+impl Default for SdLoraTraining {
+    /// Rank 16, gradient checkpointing, AdamW, no work given.
+    fn default() -> SdLoraTraining {
+        SdLoraTraining {
+            rank: 16,
+            checkpointing: true,
+            optimizer: Optimizer::Adamw,
+            steps: 0.0,
+            mfu: None,
+        }
+    }
 }
 
 /// What the diffusion model does.

@@ -24,6 +24,7 @@ pub mod estimate;
 pub mod fit;
 pub mod llm;
 pub mod quick;
+pub mod report;
 pub mod throughput;
 pub mod types;
 

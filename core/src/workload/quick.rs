@@ -5,9 +5,10 @@
 use serde::{Deserialize, Serialize};
 
 use crate::workload::estimate::Workload;
-use crate::workload::llm::arch::{KvPrecision, LoraTargets, Precision, find_llm_preset};
+use crate::workload::estimate::estimate;
+use crate::workload::llm::arch::{Precision, find_llm_preset};
 use crate::workload::llm::setup::{
-    LlmInference, LlmTask, LlmTraining, LlmWorkload, Optimizer, TrainingMethod, ZeroStage,
+    DEFAULT_LORA, LlmInference, LlmTask, LlmTraining, LlmWorkload, TrainingMethod,
 };
 use crate::workload::types::WorkloadError;
 
@@ -65,10 +66,6 @@ impl QuickLlm {
     /// The full workload these inputs describe.
     pub fn workload(&self) -> Result<Workload, WorkloadError> {
         let arch = find_llm_preset(&self.model)?.clone();
-        let lora = TrainingMethod::Lora {
-            rank: 16,
-            targets: LoraTargets::All,
-        };
         let (weights, task) = match self.method {
             QuickMethod::InferenceBf16 | QuickMethod::InferenceInt4 => (
                 if self.method == QuickMethod::InferenceBf16 {
@@ -79,30 +76,20 @@ impl QuickLlm {
                 LlmTask::Inference(LlmInference {
                     context_tokens: self.tokens,
                     concurrency: self.batch,
-                    kv_cache: KvPrecision::Fp16,
-                    generated_tokens: 0.0,
-                    mbu: None,
+                    ..LlmInference::default()
                 }),
             ),
             method => (
-                if method == QuickMethod::Qlora {
-                    Precision::Nf4
-                } else {
-                    Precision::Bf16
-                },
+                Precision::default_for(method == QuickMethod::Qlora),
                 LlmTask::Training(LlmTraining {
-                    method: if method == QuickMethod::Full {
-                        TrainingMethod::Full
-                    } else {
-                        lora
-                    },
                     sequence_tokens: self.tokens,
                     micro_batch: self.batch,
-                    checkpointing: true,
-                    optimizer: Optimizer::Adamw,
-                    zero: ZeroStage::Ddp,
                     training_tokens: self.training_tokens,
-                    mfu: None,
+                    ..LlmTraining::with_defaults(if method == QuickMethod::Full {
+                        TrainingMethod::Full
+                    } else {
+                        DEFAULT_LORA
+                    })
                 }),
             ),
         };
@@ -112,7 +99,7 @@ impl QuickLlm {
             gpus: 1,
             task,
         });
-        super::estimate(&w)?;
+        estimate(&w)?;
         Ok(w)
     }
 }
@@ -133,11 +120,7 @@ mod tests {
         let mut sizes = Vec::new();
         for m in QuickMethod::ALL {
             q.method = m;
-            sizes.push(
-                super::super::estimate(&q.workload().unwrap())
-                    .unwrap()
-                    .vram_gib,
-            );
+            sizes.push(estimate(&q.workload().unwrap()).unwrap().vram_gib);
         }
         // int4 serving < bf16 serving < full fine-tune; QLoRA < LoRA < full.
         assert!(sizes[1] < sizes[0] && sizes[0] < sizes[4]);

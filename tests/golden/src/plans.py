@@ -146,6 +146,7 @@ scenario("an overseas region misses a 100 ms P99 target", "40 ms x 1.0 + 200 ms 
          [sub("far", "monthly", 1500, region={"id": "us", "name": "US", "class": "overseas", "rtt_ms": 200}),
           sub("near", "monthly", 3000), payg("near-payg", 5)],
          {"choice": "dedicated", "recommended": "near",
+          "reasons": ["production_inference_latency", "cheapest_total", "vram_beyond_slices"],
           "options": {"far": {"feasible": False, "reasons": ["latency_slo_missed"], "latency_p99_ms": 240},
                       "near": {"feasible": True, "latency_p99_ms": 50, **money(rent=3000)},
                       "near-payg": money(rent=3650)}})
@@ -155,7 +156,13 @@ scenario("a job that cannot be interrupted excludes spot", "interruptible: false
          {"options": {"spot": {"feasible": False, "reasons": ["interruptions_not_tolerated"]}}})
 # 23: nothing fits.
 scenario("no offer is feasible", "200 GiB on 80 GiB cards", {"vram_gib": 200}, [payg("card", 12)],
-         {"choice": "no_feasible_offer", "reasons": ["no_feasible_offer", "vram_beyond_slices"]})
+         {"choice": "no_feasible_offer", "reasons": ["no_feasible_offer", "vram_oom", "vram_beyond_slices"]})
+# 25: data that must stay in-house, and only shared offers: why nothing is feasible.
+scenario("in-house data with only shared offers says why nothing fits", "in_house excludes both slices",
+         {"sensitivity": "in_house"},
+         [payg("slice", 1, tenancy="mig", gpu_fraction=0.5, vram_gib=40), payg("pool", 1, tenancy="time_sliced")],
+         {"choice": "no_feasible_offer",
+          "reasons": ["no_feasible_offer", "data_in_house", "sensitivity_requires_dedicated", "vram_beyond_slices"]})
 # 24: speed scaling across GPU models.
 scenario("memory-bound work scales with bandwidth", "H200 4800 GB/s vs A100-80GB 2039 GB/s: 10 h -> 4.2480 h",
          {"bound": "memory"}, [payg("h200", 10, gpu="H200", vram_gib=141)],

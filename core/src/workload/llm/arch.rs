@@ -74,6 +74,16 @@ impl Precision {
         }
     }
 
+    /// The weights a run trains or serves unless told otherwise: 4-bit NF4 for QLoRA (`qlora`),
+    /// 16-bit otherwise.
+    pub fn default_for(qlora: bool) -> Precision {
+        if qlora {
+            Precision::Nf4
+        } else {
+            Precision::Bf16
+        }
+    }
+
     /// Whether the weights are quantized below 16 bits.
     pub fn is_quantized(self) -> bool {
         !matches!(self, Precision::Fp32 | Precision::Bf16)

@@ -121,6 +121,26 @@ pub struct LlmInference {
     pub mbu: Option<f64>,
 }
 
+impl Default for LlmInference {
+    /// A 4096-token context, one sequence at a time, a 16-bit KV cache, no work given.
+    fn default() -> LlmInference {
+        LlmInference {
+            context_tokens: 4096,
+            concurrency: 1,
+            kv_cache: KvPrecision::Fp16,
+            generated_tokens: 0.0,
+            mbu: None,
+        }
+    }
+}
+
+/// The adapters a LoRA or QLoRA run trains unless told otherwise: rank 16 on every linear layer
+/// (the PEFT and QLoRA papers' common setting).
+pub const DEFAULT_LORA: TrainingMethod = TrainingMethod::Lora {
+    rank: 16,
+    targets: LoraTargets::All,
+};
+
 /// Training or fine-tuning an LLM.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct LlmTraining {
@@ -145,6 +165,23 @@ pub struct LlmTraining {
     /// Model FLOPs utilisation override in (0, 1]; defaults in [`super::throughput`].
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub mfu: Option<f64>,
+}
+
+impl LlmTraining {
+    /// A training run by `method` with the common defaults: 2048-token sequences, one per GPU per
+    /// step, activation checkpointing, AdamW, plain data parallelism, no work given.
+    pub fn with_defaults(method: TrainingMethod) -> LlmTraining {
+        LlmTraining {
+            method,
+            sequence_tokens: 2048,
+            micro_batch: 1,
+            checkpointing: true,
+            optimizer: Optimizer::Adamw,
+            zero: ZeroStage::Ddp,
+            training_tokens: 0.0,
+            mfu: None,
+        }
+    }
 }
 
 /// What the LLM does.

@@ -1,0 +1,160 @@
+//! A quote a user adds by hand: the few fields a person has from a provider's page or a sales
+//! email, turned into a full offer with stated defaults.
+
+use rust_decimal::Decimal;
+
+use crate::hardware::gpu::find_gpu;
+use crate::numbers::money::Currency;
+use crate::offers::billing::{BillingMode, Granularity};
+use crate::offers::offer::{Offer, Region, RegionClass, default_rtt_ms};
+use crate::offers::tenancy::Tenancy;
+use crate::offers::validate::validate_offer;
+
+/// Monthly interruption probability assumed for a spot quote: the 10-15 % band of AWS's Spot
+/// Instance Advisor, its midpoint (the user can edit the offer's file to say better).
+pub const QUOTE_SPOT_INTERRUPTION: f64 = 0.125;
+
+/// Months of a reserved quote's term.
+pub const QUOTE_RESERVED_MONTHS: u32 = 12;
+
+/// The smallest share of a card a slice quote is taken to have.
+const MIN_SLICE_FRACTION: f64 = 0.05;
+
+/// What a person types for a quote.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Quote {
+    /// Who offers it.
+    pub provider: String,
+    /// GPU short name from the spec table.
+    pub gpu: String,
+    /// How the GPU is shared.
+    pub tenancy: Tenancy,
+    /// How it is billed.
+    pub billing_mode: BillingMode,
+    /// Currency of the price.
+    pub currency: Currency,
+    /// Price per hour (metered) or per term.
+    pub price: Decimal,
+    /// Visible VRAM, GiB; the card's own memory when not given.
+    pub vram_gib: Option<f64>,
+}
+
+impl Quote {
+    /// The quote as an offer with `id`: one GPU in a tier-1 region; a slice gets the share of the
+    /// card its memory is of the card's; metered offers bill per second; a reserved term is
+    /// [`QUOTE_RESERVED_MONTHS`] months with nothing upfront; spot assumes
+    /// [`QUOTE_SPOT_INTERRUPTION`] a month. Refused, with the field and the reason, when the
+    /// result is not a valid offer.
+    pub fn offer(&self, id: String) -> Result<Offer, (String, String)> {
+        let card_gib = find_gpu(&self.gpu).map(|s| s.vram_gb);
+        let vram_gib = self.vram_gib.or(card_gib).unwrap_or(0.0);
+        let mode = self.billing_mode;
+        let gpu_fraction = match card_gib {
+            Some(card) if self.tenancy.is_slice() && card > 0.0 => {
+                (vram_gib / card).clamp(MIN_SLICE_FRACTION, 1.0)
+            }
+            _ => 1.0,
+        };
+        let offer = Offer {
+            id,
+            provider: self.provider.trim().to_owned(),
+            region: Region {
+                id: "custom".into(),
+                name: "custom".into(),
+                class: RegionClass::Tier1,
+                rtt_ms: default_rtt_ms(RegionClass::Tier1),
+            },
+            gpu: self.gpu.clone(),
+            gpu_count: 1,
+            tenancy: self.tenancy,
+            gpu_fraction,
+            vram_gib,
+            vcpu: None,
+            ram_gib: None,
+            billing_mode: mode,
+            term_months: (mode == BillingMode::Reserved).then_some(QUOTE_RESERVED_MONTHS),
+            upfront: (mode == BillingMode::Reserved).then_some(Decimal::ZERO),
+            price: self.price,
+            currency: self.currency,
+            granularity: mode.is_metered().then_some(Granularity::Second),
+            minimum_minutes: None,
+            interruption_per_month: (mode == BillingMode::Spot).then_some(QUOTE_SPOT_INTERRUPTION),
+            queue_wait_hours: None,
+            storage_per_gb_month: Decimal::ZERO,
+            egress_per_gb: Decimal::ZERO,
+            system_disk_per_month: Decimal::ZERO,
+            security: vec![],
+            slowdown: None,
+            io: None,
+            as_of: "user".into(),
+            source: "added by the user".into(),
+            estimate: false,
+            estimate_note: None,
+        };
+        if offer.provider.is_empty() {
+            return Err(("provider".into(), "is required".into()));
+        }
+        validate_offer(&offer)?;
+        Ok(offer)
+    }
+}
+
+/// The first free id of the form `custom-N`, given a test for ids already taken.
+pub fn free_custom_id(taken: impl Fn(&str) -> bool) -> String {
+    (1..)
+        .map(|n| format!("custom-{n}"))
+        .find(|id| !taken(id))
+        .unwrap_or_default()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn quote(tenancy: Tenancy, mode: BillingMode, vram: Option<f64>) -> Quote {
+        Quote {
+            provider: "My quote".into(),
+            gpu: "A100-80GB".into(),
+            tenancy,
+            billing_mode: mode,
+            currency: Currency::Cny,
+            price: Decimal::new(18, 1),
+            vram_gib: vram,
+        }
+    }
+
+    #[test]
+    fn defaults_are_stated_and_valid() {
+        let card = quote(Tenancy::Dedicated, BillingMode::PayAsYouGo, None)
+            .offer("custom-1".into())
+            .unwrap();
+        assert_eq!((card.vram_gib, card.gpu_fraction), (80.0, 1.0));
+        assert_eq!(card.granularity, Some(Granularity::Second));
+        let slice = quote(Tenancy::Mig, BillingMode::Spot, Some(20.0))
+            .offer("custom-2".into())
+            .unwrap();
+        assert_eq!(slice.gpu_fraction, 0.25);
+        assert_eq!(slice.interruption_per_month, Some(QUOTE_SPOT_INTERRUPTION));
+        let reserved = quote(Tenancy::Dedicated, BillingMode::Reserved, None)
+            .offer("custom-3".into())
+            .unwrap();
+        assert_eq!(reserved.term_months, Some(12));
+        assert_eq!(reserved.granularity, None);
+    }
+
+    #[test]
+    fn a_bad_quote_names_its_field() {
+        let err = quote(Tenancy::Dedicated, BillingMode::Monthly, Some(0.0))
+            .offer("x".into())
+            .unwrap_err();
+        assert_eq!(err.0, "vram_gib");
+        let err = Quote {
+            provider: "  ".into(),
+            ..quote(Tenancy::Dedicated, BillingMode::Monthly, None)
+        }
+        .offer("x".into())
+        .unwrap_err();
+        assert_eq!(err.0, "provider");
+        assert_eq!(free_custom_id(|id| id == "custom-1"), "custom-2");
+    }
+}
