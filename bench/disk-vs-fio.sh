@@ -9,7 +9,8 @@
 #   random read,      4 KiB, queue depth 64
 # then gpufare measures the same directory with the same file size and time. The two alternate for
 # ROUNDS rounds (default 3, the first tool alternating) and the medians are compared: disks in VMs are noisy, and fio itself
-# varies by 10-30 % between runs (research/probe.md §5.3). Prints both sets of figures and the
+# varies by 10-30 % between runs (our own runs on one cloud VM; docs/sources.md §6.5). Prints
+# both sets of figures and the
 # ratio gpufare / fio; exits 1 when a throughput ratio is outside 0.8-1.2 (the "within 20 %").
 #
 # Needs fio and python3; builds gpufare (release-native) unless GPUFARE points to a binary.

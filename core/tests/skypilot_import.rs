@@ -1,5 +1,6 @@
-//! Importing SkyPilot `vms.csv` fixtures (rows copied from the published catalogs, see
-//! `shared/docs/research/calculators.md` §1.3) with every quirk and skip reason checked.
+//! Importing SkyPilot `vms.csv` fixtures (rows copied from the published catalogs,
+//! skypilot-org/skypilot-catalog `catalogs/v8/*/vms.csv`; docs/sources.md §7) with every quirk and
+//! skip reason checked.
 
 use gpufare_core::offers::billing::BillingMode;
 use gpufare_core::offers::skypilot::import_vms_csv;

@@ -395,7 +395,7 @@ fn rows() -> Vec<Row> {
         Row {
             name: "Flux.1-dev bf16 weights, all components",
             source: "black-forest-labs/FLUX.1-dev files: transformer 23.8 GB + T5-XXL 9.5 GB + CLIP-L + AE \
-                     = 33.7 GB (shared/docs/research/models.md §3.1)",
+                     = 33.7 GB (file sizes on the Hugging Face model page)",
             workload: generate(DiffusionModel::FluxDev, 1024, 1, Precision::Bf16, |_| {}),
             measure: Measure::Weights,
             published: 33.7,
@@ -533,7 +533,7 @@ fn card_class_statements_hold() {
 }
 
 /// Llama-3-8B in bf16 at 8K context, batch 1: 16.06 GB of weights + 1 GiB of KV + ~0.5 GB
-/// (shared/docs/research/models.md §2 "worked checks", derived from the model card). Not a
+/// (derived from the model's config.json and card; docs/sources.md §5.1). Not a
 /// measurement, so it is not counted among the published figures; it guards the arithmetic.
 #[test]
 fn the_llama_3_8b_worked_check_holds() {

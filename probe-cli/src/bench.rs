@@ -4,7 +4,8 @@
 //!
 //! CUDA is loaded at run time through `cudarc`; without a driver the benchmark is skipped with a
 //! note. cudarc panics when a library is missing, so every call is guarded by its
-//! `is_culib_present` check and wrapped in `catch_unwind`. Recipe: research/probe.md §7.
+//! `is_culib_present` check and wrapped in `catch_unwind`. The cudarc behaviour this guards
+//! against, with its sources: docs/sources.md §6.4.
 //!
 //! This is the one module with `unsafe`: cudarc marks library probing, pinned allocation and the
 //! raw cuBLAS call unsafe. Each use is commented with why it holds.

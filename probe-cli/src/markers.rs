@@ -1,6 +1,7 @@
 //! Traces of GPU-sharing layers outside NVML: environment variables of HAMi, Alibaba cGPU and
 //! eGPU, CUDA MPS and the visible-devices variables; libraries preloaded through `LD_PRELOAD` or
-//! `/etc/ld.so.preload` (HAMi's `libvgpu.so`); marker files. Facts: research/probe.md §3.4–3.5.
+//! `/etc/ld.so.preload` (HAMi's `libvgpu.so`); marker files. Sources: Project-HAMi/HAMi-core
+//! (`src/libvgpu.c`), the cGPU README (lvmxh/cgpu), Alibaba's PAI eGPU docs; docs/sources.md §6.2.
 
 use std::collections::BTreeMap;
 use std::path::Path;

@@ -3,7 +3,7 @@
 //! Pay-as-you-go (按量付费) bills the running time rounded up to the provider's granularity
 //! (AWS and most Chinese GPU platforms bill per second or per minute; some per started hour),
 //! with a minimum billed time (AWS Linux instances: 60 s). A run of zero length is not billed.
-//! Facts: `shared/data/billing-rules.md`.
+//! Sources: `docs/sources.md` §1.
 
 use rust_decimal::Decimal;
 use schemars::JsonSchema;

@@ -2,14 +2,15 @@
 //!
 //! Each tenancy has a default run-time multiplier *distribution* (median and P99), modelled as a
 //! log-normal: ln X ~ N(ln median, sigma) with sigma = ln(p99 / median) / 2.3263. The defaults are
-//! assumptions calibrated on published measurements (`shared/docs/research/calculators.md` §6):
+//! assumptions calibrated on published measurements (sources in `docs/sources.md` §2):
 //! - dedicated: whole card; only run-to-run noise (median 1.00, P99 1.03).
-//! - MIG: hardware-partitioned, ~2-3 % overhead (practitioner estimate) and a small tail:
+//! - MIG: hardware-partitioned, ~2-3 % overhead (practitioner estimate, kubernetes.recipes) and a
+//!   small tail:
 //!   median 1/0.97 = 1.03, P99 1.08.
-//! - MPS: two tenants on an A100 cost 7.5 % throughput and +19.5 % per-token latency:
-//!   median 1.08, P99 1.30.
-//! - time-sliced: 4-way slicing cost 16 % aggregate throughput, 2-pod slicing raised P99 latency
-//!   1.66x with the median unchanged: median 1.15, P99 1.70.
+//! - MPS: two tenants on an A100 cost 7.5 % throughput and +19.5 % per-token latency (a vLLM
+//!   case study on gopebble-com.pages.dev): median 1.08, P99 1.30.
+//! - time-sliced: 4-way slicing cost 16 % aggregate throughput (damionas.com), 2-pod slicing
+//!   raised P99 latency 1.66x with the median unchanged (insideai.news): median 1.15, P99 1.70.
 //! - vGPU: the default best-effort vGPU scheduler time-slices too, with fixed shares:
 //!   median 1.06, P99 1.35 (no direct measurement; between MIG and time slicing).
 //! - memory-capped container (HAMi, cGPU-style): memory isolated, compute time-shared:

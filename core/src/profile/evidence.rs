@@ -24,7 +24,7 @@ use crate::profile::verdict::{Level, VerdictKind};
 use crate::profile::verdicts::analyse;
 
 /// Share of the dense FP16 peak a healthy dedicated card reaches on a large GEMM (a rule of
-/// thumb: 70-80 %, research/probe.md §3.6).
+/// thumb: 70-80 %, not confirmed by a published measurement; docs/sources.md §6.4).
 pub const HEALTHY_GEMM_EFFICIENCY: f64 = 0.75;
 
 /// What one profile says about one GPU model.

@@ -1,7 +1,7 @@
 //! Stable Diffusion family memory: SD 1.5, SDXL and Flux.1-dev, generating images or training a
 //! LoRA.
 //!
-//! **Weights** are parameter counts times bytes (`shared/docs/research/models.md` §3): SD 1.5 UNet
+//! **Weights** are parameter counts times bytes (sources: `docs/sources.md` §5.3): SD 1.5 UNet
 //! 860 M + CLIP-L text encoder 123 M + VAE 84 M; SDXL UNet 2.57 B + text encoders 817 M (SDXL
 //! paper) + VAE 84 M; Flux.1-dev transformer 11.9 B (the 23.8 GB bf16 file), T5-XXL encoder 4.76 B,
 //! CLIP-L and autoencoder 84 M (the 335 MB fp32 file). A ControlNet is 361 M parameters for SD 1.5

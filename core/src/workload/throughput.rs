@@ -5,13 +5,13 @@
 //!   s` (PaLM, arXiv:2204.02311 App. B: `6N + 12·L·H·Q·T` for the three passes of a full step),
 //!   where Ψ_c counts the parameters multiplied per token. A full fine-tune makes 3 passes
 //!   (forward, and a backward twice as dear); LoRA 2 (no weight gradients for the frozen base,
-//!   `shared/docs/research/models.md` §4.1); checkpointing one more (the recomputed forward,
+//!   derived from Hu et al., arXiv:2106.09685); checkpointing one more (the recomputed forward,
 //!   Korthikanti et al.). Hours = FLOPs / (peak dense FP16 TFLOPS × MFU). MFU defaults to
 //!   [`DEFAULT_MFU_FULL`] and [`DEFAULT_MFU_LORA`]; QLoRA's dequantization multiplies the time by
 //!   [`QLORA_SLOWDOWN`].
 //! - **LLM decoding** reads every weight and the whole KV cache once per step, so a step takes
 //!   `max(bytes / (bandwidth × MBU), FLOPs / (peak × MFU))` and yields one token per sequence
-//!   (gpu_poor's memory/compute bound; `shared/docs/research/models.md` §4.2). MBU defaults to
+//!   (the memory/compute bound of RahulSChand/gpu_poor `src/App.js`). MBU defaults to
 //!   [`DEFAULT_MBU`].
 //! - **Stable Diffusion** speed comes from published it/s (`core/data/sd-throughput.csv`): a GPU
 //!   in the table uses its own figure, any other scales the figure of the GPU with the nearest
@@ -48,7 +48,7 @@ const SD_THROUGHPUT_CSV: &str = include_str!("../../data/sd-throughput.csv");
 pub const DEFAULT_MFU_FULL: f64 = 0.35;
 
 /// Default MFU of LoRA and QLoRA, which run smaller matrices on smaller cards: 0.25
-/// (`shared/docs/research/models.md` §4.1).
+/// (an assumption; no published measurement, `docs/sources.md` §5.2).
 pub const DEFAULT_MFU_LORA: f64 = 0.25;
 
 /// Extra time of QLoRA over 16-bit LoRA from dequantizing every weight on use: ×1.75 (gpu_poor's
@@ -57,7 +57,8 @@ pub const QLORA_SLOWDOWN: f64 = 1.75;
 
 /// Default memory-bandwidth utilisation of decoding: 0.7, between the 0.81-0.91 measured with
 /// llama.cpp on RTX 3090/4080/4090 and the 0.49-0.56 on A100/H100 PCIe (XiongjieDai
-/// GPU-Benchmarks-on-LLM-Inference, derived in `shared/docs/research/models.md` §4.2).
+/// GPU-Benchmarks-on-LLM-Inference: measured tokens/s over the bandwidth bound; `docs/sources.md`
+/// §5.2).
 pub const DEFAULT_MBU: f64 = 0.7;
 
 /// Compute efficiency of inference when it is compute-bound (large batches, prefill): 0.5,

@@ -1,6 +1,6 @@
 //! HTTP download throughput: the same URL over several connections at once, bytes counted in
 //! 250 ms windows, the first second dropped as warm-up (DNS, connect, TCP slow start), time to
-//! connect and to the first response byte kept per connection (research/probe.md §6.2).
+//! connect and to the first response byte kept per connection (docs/sources.md §6.6).
 //!
 //! A plain HTTP/1.1 GET over `std::net` (`Connection: close`, identity encoding, up to 5
 //! redirects). `https://` is not supported in this build — it would need a TLS library — and is

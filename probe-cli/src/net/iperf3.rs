@@ -1,6 +1,6 @@
 //! An iperf3-compatible TCP client that works against a stock `iperf3 -s`.
 //!
-//! Wire protocol (research/probe.md §6.1, esnet/iperf `iperf_api.c`): a control connection
+//! Wire protocol (esnet/iperf `iperf_api.c`; docs/sources.md §6.6): a control connection
 //! carries a 37-byte cookie (36 characters and a NUL), then one signed state byte per message
 //! (`PARAM_EXCHANGE` 9, `CREATE_STREAMS` 10, `TEST_START` 1, `TEST_RUNNING` 2, `TEST_END` 4,
 //! `EXCHANGE_RESULTS` 13, `DISPLAY_RESULTS` 14, `IPERF_DONE` 16; `ACCESS_DENIED` -1 when the

@@ -1,6 +1,6 @@
 //! TCP connect round-trip time: resolve once (timed apart), then time several connects — one
 //! SYN/SYN-ACK each, so no raw sockets or ICMP are needed — and report the minimum and median
-//! (research/probe.md §6.3).
+//! (the method of tools such as awsping; see docs/sources.md §6.6).
 //!
 //! [`REGIONS`] is a built-in list of cloud regional API endpoints, contacted only with
 //! `--rtt-regions`.

@@ -1,6 +1,6 @@
 //! LLM memory: architecture presets, parameter counts, and VRAM for inference and training.
 //!
-//! Sources (facts collected in `shared/docs/research/models.md`):
+//! Sources (each listed in `docs/sources.md` §5.1):
 //! - parameters of a Llama-style decoder (SwiGLU MLP, untied or tied embeddings, optional q/k/v
 //!   bias): `L·(h·q + 2·h·kv + q·h + 3·h·ffn + 2h [+ q + 2kv]) + h + V·h·(1 or 2)` with
 //!   q = heads·head_dim and kv = kv_heads·head_dim — the count the presets are checked against
@@ -23,7 +23,7 @@
 //! - activations: Korthikanti et al. (arXiv:2205.05198) counted per token and layer, adapted to
 //!   FlashAttention-era models (no s² scores, no dropout masks, SwiGLU saves gate, up, their
 //!   product and the activation): `2·(4h + 2q + 2kv) + 8·ffn` bytes, about 40·h for Llama-3-8B
-//!   (`shared/docs/research/models.md` §1.5). With activation checkpointing each layer keeps only its
+//!   (`docs/sources.md` §5.1). With activation checkpointing each layer keeps only its
 //!   16-bit input (2h bytes per token) and one layer at a time is recomputed.
 
 use crate::workload::llm::arch::Precision;
@@ -34,8 +34,9 @@ use crate::workload::types::{
 
 /// Bytes per logit element held around the loss in training: the bf16 logits (2), their fp32
 /// upcast for the cross-entropy (4), and in the backward pass its fp32 gradient (4) and the bf16
-/// cast of it (2). The research notes count `b·s·V·(2 + 4)` for the forward "plus the same again
-/// for the gradient" (`shared/docs/research/models.md` §1.5); vram.asmirnov.xyz counts 8.
+/// cast of it (2). Counting the forward's `b·s·V·(2 + 4)` and the same again for the gradient
+/// gives the same 12 (our count, `docs/sources.md` §5.1); vram.asmirnov.xyz
+/// (furiousteabag/vram-calculator) counts 8.
 pub const LOGIT_BYTES_PER_ELEMENT: f64 = 12.0;
 
 /// Prompt tokens a serving engine processes in one forward step (chunked prefill), which bounds
@@ -279,7 +280,7 @@ mod tests {
     #[test]
     fn lora_parameter_counts_match_the_worked_figures() {
         // r = 16 on every linear layer: Llama-3-8B 41.9 M, Llama-2-7B 40.0 M, Llama-3-70B 207 M
-        // (shared/docs/research/models.md §2).
+        // (r·Σ(d_in + d_out), Hu et al., arXiv:2106.09685, worked out on the presets' shapes).
         let rows = [
             ("llama-3-8b", 41.9e6),
             ("llama-2-7b", 40.0e6),
