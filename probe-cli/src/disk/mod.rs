@@ -16,12 +16,17 @@
 //! falls back to buffered I/O with `POSIX_FADV_DONTNEED` before reads and says so. Requests are
 //! queued with Linux AIO (`io_setup`/`io_submit`/`io_getevents` through `libc::syscall`), which
 //! keeps a real queue depth like fio's `libaio` engine; a pool of blocking threads is the fallback
-//! where AIO is refused. (A thread pool is not within 10 % of fio for 1 MiB sequential reads:
-//! research/probe.md §5.3.) io_uring is not used: container seccomp profiles often block it.
+//! where AIO is refused. (A thread pool does not come within 10 % of fio on 1 MiB sequential
+//! reads, so it is only the fallback.) io_uring is not used: container seccomp profiles often
+//! block it.
 //!
-//! This module uses `unsafe` for the system calls (AIO, statvfs, fallocate, posix_fadvise) and the
-//! aligned buffers; each use says why it holds.
-#![allow(unsafe_code)]
+//! This file holds the benchmark itself: the plan, the patterns and their timing, both ways of
+//! queueing requests, the report with its filesystem facts, and the removal of the test file.
+//! Every `unsafe` system call and the aligned buffers live in `aio.rs`, the only file of the disk
+//! code allowed `unsafe`; this one calls its safe wrappers.
+
+#[cfg(target_os = "linux")]
+mod aio;
 
 use std::path::PathBuf;
 use std::time::Duration;
@@ -46,6 +51,7 @@ pub struct DiskPlan {
     pub progress: bool,
 }
 
+/// Runs the benchmark; on systems other than Linux, an error saying it needs Linux.
 #[cfg(not(target_os = "linux"))]
 pub fn run(_plan: &DiskPlan) -> Result<DiskReport> {
     anyhow::bail!("--disk-dir: the disk benchmark needs Linux (O_DIRECT and Linux AIO)")
@@ -69,11 +75,8 @@ pub fn human_bytes(bytes: u64) -> String {
 
 #[cfg(target_os = "linux")]
 mod linux {
-    use std::alloc::{Layout, alloc_zeroed, dealloc};
     use std::fs::{File, OpenOptions};
     use std::io::{self, Write};
-    use std::os::fd::AsRawFd;
-    use std::os::unix::ffi::OsStrExt;
     use std::os::unix::fs::{FileExt, OpenOptionsExt};
     use std::path::Path;
     use std::sync::Mutex;
@@ -84,58 +87,29 @@ mod linux {
     use gpufare_core::profile::disk::{DiskReport, DiskTest};
     use gpufare_core::profile::sampling::Series;
 
+    use super::aio::{self, AlignedBuf, Queue, Request};
     use super::{DiskPlan, human_bytes};
     use crate::interrupt::{self, TempPath};
     use crate::limits;
 
-    const ALIGN: usize = 4096;
     const SEQ_BLOCK: usize = 1 << 20;
     const SEQ_DEPTH: usize = 32;
     const RAND_BLOCK: usize = 4096;
     const RAND_DEPTH: usize = 64;
 
-    /// A heap buffer aligned for O_DIRECT, filled with random bytes.
-    struct AlignedBuf {
-        ptr: *mut u8,
-        layout: Layout,
+    /// An O_DIRECT-ready buffer of `len` bytes filled with random data.
+    fn random_buf(len: usize, rng: &mut Rng) -> AlignedBuf {
+        let mut buf = AlignedBuf::zeroed(len);
+        for chunk in buf.as_mut_slice().chunks_mut(8) {
+            let v = rng.next().to_le_bytes();
+            chunk.copy_from_slice(&v[..chunk.len()]);
+        }
+        buf
     }
 
-    // SAFETY: the buffer is plain memory owned by this value; nothing else aliases it.
-    unsafe impl Send for AlignedBuf {}
-
-    impl AlignedBuf {
-        fn random(len: usize, rng: &mut Rng) -> AlignedBuf {
-            let layout = Layout::from_size_align(len.max(ALIGN), ALIGN)
-                .unwrap_or_else(|_| Layout::new::<[u8; ALIGN]>());
-            // SAFETY: the layout has a non-zero size.
-            let ptr = unsafe { alloc_zeroed(layout) };
-            if ptr.is_null() {
-                std::alloc::handle_alloc_error(layout);
-            }
-            let mut buf = AlignedBuf { ptr, layout };
-            for chunk in buf.as_mut_slice().chunks_mut(8) {
-                let v = rng.next().to_le_bytes();
-                chunk.copy_from_slice(&v[..chunk.len()]);
-            }
-            buf
-        }
-
-        fn as_mut_slice(&mut self) -> &mut [u8] {
-            // SAFETY: ptr points to layout.size() initialised bytes owned by self.
-            unsafe { std::slice::from_raw_parts_mut(self.ptr, self.layout.size()) }
-        }
-
-        /// Writes the offset into the first bytes, so no two blocks of the file are equal.
-        fn stamp(&mut self, offset: u64) {
-            self.as_mut_slice()[..8].copy_from_slice(&offset.to_le_bytes());
-        }
-    }
-
-    impl Drop for AlignedBuf {
-        fn drop(&mut self) {
-            // SAFETY: allocated in `random` with this very layout.
-            unsafe { dealloc(self.ptr, self.layout) };
-        }
+    /// Writes the offset into the first bytes, so no two blocks of the file are equal.
+    fn stamp(buf: &mut [u8], offset: u64) {
+        buf[..8].copy_from_slice(&offset.to_le_bytes());
     }
 
     /// xorshift64*: fast, good enough for offsets and incompressible data.
@@ -157,127 +131,6 @@ mod linux {
             x ^= x >> 27;
             self.0 = x;
             x.wrapping_mul(0x2545_F491_4F6C_DD1D)
-        }
-    }
-
-    // ---- Linux AIO (linux/aio_abi.h) ----
-
-    const IOCB_CMD_PREAD: u16 = 0;
-    const IOCB_CMD_PWRITE: u16 = 1;
-
-    #[repr(C)]
-    #[derive(Clone, Copy, Default)]
-    struct Iocb {
-        aio_data: u64,
-        #[cfg(target_endian = "little")]
-        aio_key: u32,
-        aio_rw_flags: i32,
-        #[cfg(target_endian = "big")]
-        aio_key: u32,
-        aio_lio_opcode: u16,
-        aio_reqprio: i16,
-        aio_fildes: u32,
-        aio_buf: u64,
-        aio_nbytes: u64,
-        aio_offset: i64,
-        aio_reserved2: u64,
-        aio_flags: u32,
-        aio_resfd: u32,
-    }
-
-    #[repr(C)]
-    #[derive(Clone, Copy, Default)]
-    struct IoEvent {
-        data: u64,
-        obj: u64,
-        res: i64,
-        res2: i64,
-    }
-
-    const _: () = assert!(std::mem::size_of::<Iocb>() == 64);
-    const _: () = assert!(std::mem::size_of::<IoEvent>() == 32);
-
-    /// An AIO context; destroying it waits for every request still in flight.
-    struct Aio {
-        ctx: libc::c_ulong,
-    }
-
-    impl Aio {
-        fn setup(depth: usize) -> io::Result<Aio> {
-            let mut ctx: libc::c_ulong = 0;
-            // SAFETY: io_setup writes one aio_context_t (unsigned long) to the pointer, which
-            // must point to zero; ctx lives on this stack frame for the call.
-            let r = unsafe {
-                libc::syscall(
-                    libc::SYS_io_setup,
-                    depth as libc::c_long,
-                    &mut ctx as *mut libc::c_ulong,
-                )
-            };
-            if r < 0 {
-                return Err(io::Error::last_os_error());
-            }
-            Ok(Aio { ctx })
-        }
-
-        /// Submits the requests; returns how many the kernel took.
-        fn submit(&self, iocbs: &mut [*mut Iocb]) -> io::Result<usize> {
-            loop {
-                // SAFETY: every pointer points to an Iocb that, with the buffer it names, stays
-                // alive and unmoved until its completion is reaped (the caller's slots outlive
-                // this context, whose drop waits for all requests).
-                let r = unsafe {
-                    libc::syscall(
-                        libc::SYS_io_submit,
-                        self.ctx,
-                        iocbs.len() as libc::c_long,
-                        iocbs.as_mut_ptr(),
-                    )
-                };
-                if r >= 0 {
-                    return Ok(r as usize);
-                }
-                let e = io::Error::last_os_error();
-                if e.kind() != io::ErrorKind::Interrupted {
-                    return Err(e);
-                }
-            }
-        }
-
-        /// Waits for at least one completion (or the timeout); returns how many arrived.
-        fn reap(&self, events: &mut [IoEvent], timeout: Duration) -> io::Result<usize> {
-            let ts = libc::timespec {
-                tv_sec: timeout.as_secs() as libc::time_t,
-                tv_nsec: timeout.subsec_nanos() as libc::c_long,
-            };
-            // SAFETY: events has room for events.len() io_events; ts lives for the call.
-            let r = unsafe {
-                libc::syscall(
-                    libc::SYS_io_getevents,
-                    self.ctx,
-                    1 as libc::c_long,
-                    events.len() as libc::c_long,
-                    events.as_mut_ptr(),
-                    &ts as *const libc::timespec,
-                )
-            };
-            if r >= 0 {
-                return Ok(r as usize);
-            }
-            let e = io::Error::last_os_error();
-            if e.kind() == io::ErrorKind::Interrupted {
-                Ok(0)
-            } else {
-                Err(e)
-            }
-        }
-    }
-
-    impl Drop for Aio {
-        fn drop(&mut self) {
-            // SAFETY: ctx came from io_setup; io_destroy cancels or waits for outstanding
-            // requests before returning, so no buffer is written after this.
-            unsafe { libc::syscall(libc::SYS_io_destroy, self.ctx) };
         }
     }
 
@@ -437,19 +290,13 @@ mod linux {
         }
     }
 
+    /// Runs a job with Linux AIO, keeping up to the job's queue depth of requests in flight.
     fn run_aio(file: &File, job: &Job, rng: &mut Rng) -> io::Result<Outcome> {
         let depth = job.depth.min(job.blocks().max(1) as usize).max(1);
-        // Buffers and request blocks are declared before the context: the context is dropped
-        // first, and its drop waits for every request still using them.
-        let mut bufs: Vec<AlignedBuf> = (0..depth)
-            .map(|_| AlignedBuf::random(job.block, rng))
-            .collect();
-        let mut iocbs = vec![Iocb::default(); depth];
-        let iocb_base = iocbs.as_mut_ptr();
+        let bufs: Vec<AlignedBuf> = (0..depth).map(|_| random_buf(job.block, rng)).collect();
         let mut submitted = vec![Instant::now(); depth];
-        let mut events = vec![IoEvent::default(); depth];
-        let aio = Aio::setup(depth)?;
-        let fd = u32::try_from(file.as_raw_fd()).map_err(|_| io::Error::other("bad fd"))?;
+        // The queue owns the buffers; its drop waits for every request still using them.
+        let mut aio = Queue::new(file, bufs)?;
         let mut offsets = Offsets {
             next: 0,
             rng: Rng(rng.next() | 1),
@@ -471,40 +318,27 @@ mod linux {
                 }
         };
         loop {
-            let mut ptrs: Vec<*mut Iocb> = Vec::with_capacity(ready.len());
+            let mut requests: Vec<Request> = Vec::with_capacity(ready.len());
             for slot in ready.drain(..) {
                 if !go_on(issued, &failure) {
                     break;
                 }
                 let offset = offsets.take(job);
                 if job.write {
-                    bufs[slot].stamp(offset);
+                    stamp(aio.buffer_mut(slot)?, offset);
                 }
-                let request = Iocb {
-                    aio_data: slot as u64,
-                    aio_lio_opcode: if job.write {
-                        IOCB_CMD_PWRITE
-                    } else {
-                        IOCB_CMD_PREAD
-                    },
-                    aio_fildes: fd,
-                    aio_buf: bufs[slot].ptr as u64,
-                    aio_nbytes: job.block as u64,
-                    aio_offset: offset as i64,
-                    ..Iocb::default()
-                };
-                // SAFETY: slot < depth = iocbs.len(), and the kernel is done with this slot's
-                // previous request (its completion was reaped).
-                let p = unsafe { iocb_base.add(slot) };
-                // SAFETY: p points into iocbs, valid for writes.
-                unsafe { p.write(request) };
                 submitted[slot] = Instant::now();
-                ptrs.push(p);
+                requests.push(Request {
+                    slot,
+                    write: job.write,
+                    offset,
+                    len: job.block,
+                });
                 issued += 1;
             }
             let mut from = 0;
-            while from < ptrs.len() {
-                match aio.submit(&mut ptrs[from..]) {
+            while from < requests.len() {
+                match aio.submit(&requests[from..]) {
                     Ok(0) => {
                         failure.get_or_insert_with(|| io::Error::other("io_submit took nothing"));
                         break;
@@ -522,23 +356,22 @@ mod linux {
             if inflight == 0 {
                 break;
             }
-            let n = match aio.reap(&mut events, Duration::from_millis(250)) {
-                Ok(n) => n,
+            let done = match aio.reap(Duration::from_millis(250)) {
+                Ok(done) => done,
                 Err(e) => {
-                    // Cannot reap: the context's drop waits for what is in flight.
+                    // Cannot reap: the queue's drop waits for what is in flight.
                     return Err(e);
                 }
             };
             let now = Instant::now();
-            for ev in &events[..n] {
+            for c in done {
                 inflight -= 1;
-                let slot = ev.data as usize;
-                if ev.res != job.block as i64 {
-                    failure.get_or_insert_with(|| io_error(job, ev.res));
+                if c.res != job.block as i64 {
+                    failure.get_or_insert_with(|| io_error(job, c.res));
                     continue;
                 }
-                rec.complete(submitted[slot], now, job.block as u64);
-                ready.push(slot);
+                rec.complete(submitted[c.slot], now, job.block as u64);
+                ready.push(c.slot);
             }
         }
         drop(aio);
@@ -554,6 +387,7 @@ mod linux {
         Ok(rec.finish(job, fsync_end))
     }
 
+    /// Runs a job on one blocking thread per request in flight (the fallback to AIO).
     fn run_threads(file: &File, job: &Job, rng: &mut Rng) -> io::Result<Outcome> {
         let depth = job.depth.min(job.blocks().max(1) as usize).max(1);
         let start = Instant::now();
@@ -570,7 +404,7 @@ mod linux {
                     let (counter, stop, failure) = (&counter, &stop, &failure);
                     s.spawn(move || {
                         let mut rng = Rng(seed);
-                        let mut buf = AlignedBuf::random(job.block, &mut rng);
+                        let mut buf = random_buf(job.block, &mut rng);
                         let mut local = Vec::new();
                         loop {
                             if stop.load(Ordering::Relaxed) || interrupt::interrupted() {
@@ -589,7 +423,7 @@ mod linux {
                             };
                             let t0 = Instant::now();
                             let r = if job.write {
-                                buf.stamp(offset);
+                                stamp(buf.as_mut_slice(), offset);
                                 file.write_all_at(buf.as_mut_slice(), offset)
                             } else {
                                 file.read_exact_at(buf.as_mut_slice(), offset)
@@ -630,44 +464,13 @@ mod linux {
 
     /// Runs a job on the engine, falling back to threads when AIO is refused.
     fn run_job(file: &File, job: &Job, engine: &mut Engine, rng: &mut Rng) -> io::Result<Outcome> {
-        if *engine == Engine::Aio && Aio::setup(1).is_err() {
+        if *engine == Engine::Aio && !aio::available() {
             // io_setup refused (seccomp, or the host's aio-max-nr used up).
             *engine = Engine::Threads;
         }
         match engine {
             Engine::Aio => run_aio(file, job, rng),
             Engine::Threads => run_threads(file, job, rng),
-        }
-    }
-
-    fn statvfs(dir: &Path) -> Option<(u64, u64)> {
-        let c = std::ffi::CString::new(dir.as_os_str().as_bytes()).ok()?;
-        // SAFETY: statvfs is plain old data; zeroed is a valid value.
-        let mut st: libc::statvfs = unsafe { std::mem::zeroed() };
-        // SAFETY: c is a NUL-terminated path and st a valid out-pointer for the call.
-        let r = unsafe { libc::statvfs(c.as_ptr(), &mut st) };
-        if r != 0 {
-            return None;
-        }
-        let frsize = st.f_frsize as u64;
-        Some((st.f_bavail as u64 * frsize, st.f_blocks as u64 * frsize))
-    }
-
-    fn fallocate(file: &File, len: u64) -> io::Result<()> {
-        // SAFETY: a plain system call on an open file descriptor.
-        let r = unsafe { libc::fallocate(file.as_raw_fd(), 0, 0, len as libc::off_t) };
-        if r == 0 {
-            Ok(())
-        } else {
-            Err(io::Error::last_os_error())
-        }
-    }
-
-    fn drop_cache(file: &File) {
-        // SAFETY: a plain system call on an open file descriptor; failure only means the page
-        // cache keeps the pages.
-        unsafe {
-            libc::posix_fadvise(file.as_raw_fd(), 0, 0, libc::POSIX_FADV_DONTNEED);
         }
     }
 
@@ -731,7 +534,7 @@ mod linux {
             &std::fs::read_to_string("/proc/self/mountinfo").unwrap_or_default(),
         );
         let mount = limits::mount_of(&mounts, &dir).cloned();
-        let (free, total) = statvfs(&dir).unzip();
+        let (free, total) = aio::statvfs(&dir).unzip();
         let mut report = DiskReport {
             dir: dir.display().to_string(),
             filesystem: mount.as_ref().map(|m| m.fs_type.clone()),
@@ -779,7 +582,7 @@ mod linux {
             ));
         }
         interrupt::check()?;
-        match fallocate(&file, size) {
+        match aio::fallocate(&file, size) {
             Ok(()) => {}
             Err(e) if e.raw_os_error() == Some(libc::EOPNOTSUPP) => {}
             Err(e) => return Err(describe(e, &dir, size, free)),
@@ -826,7 +629,7 @@ mod linux {
 
         if !direct {
             file.sync_all().map_err(|e| describe(e, &dir, size, free))?;
-            drop_cache(&file);
+            aio::drop_cache(&file);
         }
         say(
             plan,
@@ -843,7 +646,7 @@ mod linux {
         report.seq_read = Some(out.into_test(&read));
 
         if !direct {
-            drop_cache(&file);
+            aio::drop_cache(&file);
         }
         say(
             plan,
