@@ -30,11 +30,11 @@ fn a_recommendation_dearer_than_the_cheapest_says_by_how_much_and_why() {
         .iter()
         .find(|r| r.rule == RuleId::PremiumOverCheapest)
         .expect("a premium reason");
-    let extra = chosen.total_expected.amount - cheapest.total_expected.amount;
+    let extra = chosen.costs.total_expected.amount - cheapest.costs.total_expected.amount;
     assert_eq!(r.params["extra"], format!("{} CNY", extra.round_dp(2)));
     assert_eq!(r.params["cheapest"], cheapest.offer_id);
     assert_eq!(r.params["rule"], "hybrid_phases");
-    assert_eq!(r.params["p90_total"], chosen.total_p90.display());
+    assert_eq!(r.params["p90_total"], chosen.costs.total_p90.display());
     assert!(
         r.english().contains("more than the cheapest"),
         "{}",
@@ -90,6 +90,6 @@ fn a_usd_task_is_priced_in_usd_by_default() {
     assert!(
         p.options
             .iter()
-            .all(|o| o.total_expected.currency == gpufare_core::Currency::Usd)
+            .all(|o| o.costs.total_expected.currency == gpufare_core::Currency::Usd)
     );
 }

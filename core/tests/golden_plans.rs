@@ -185,12 +185,16 @@ fn every_total_is_the_sum_of_its_parts() {
     let golden: Golden = serde_json::from_str(GOLDEN).unwrap();
     for s in &golden.scenarios {
         for o in run(s).options {
-            let sum = o.rent.amount
-                + o.storage.amount
-                + o.egress.amount
-                + o.time_cost.amount
-                + o.risk_cost.amount;
-            assert_eq!(sum, o.total_expected.amount, "{} / {}", s.name, o.offer_id);
+            let sum = o.costs.rent.amount
+                + o.costs.storage.amount
+                + o.costs.egress.amount
+                + o.costs.time_cost.amount
+                + o.costs.risk_cost.amount;
+            assert_eq!(
+                sum, o.costs.total_expected.amount,
+                "{} / {}",
+                s.name, o.offer_id
+            );
         }
     }
 }

@@ -92,7 +92,7 @@ fn a_slow_disk_sets_the_pace_when_reading_takes_longer_than_the_gpu_work() {
         measured.running_hours_expected,
         plain.running_hours_expected
     );
-    assert!(measured.total_expected.amount > plain.total_expected.amount);
+    assert!(measured.costs.total_expected.amount > plain.costs.total_expected.amount);
     assert!(measured.flags.iter().any(|r| r.rule == RuleId::DiskBound));
 
     // Reads that finish before the GPU work are hidden behind it.

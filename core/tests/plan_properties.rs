@@ -95,10 +95,10 @@ proptest! {
         let long = plan(&TaskProfile { work_hours: t.work_hours + extra, ..t.clone() }, &catalog, &settings(1)).unwrap();
         for a in &short.options {
             let b = long.options.iter().find(|b| b.offer_id == a.offer_id).unwrap();
-            prop_assert!(b.rent.amount >= a.rent.amount, "{}: rent {} -> {}", a.offer_id, a.rent.amount, b.rent.amount);
+            prop_assert!(b.costs.rent.amount >= a.costs.rent.amount, "{}: rent {} -> {}", a.offer_id, a.costs.rent.amount, b.costs.rent.amount);
             prop_assert!(b.hours_expected >= a.hours_expected - 1e-9, "{}", a.offer_id);
-            if a.risk_cost.amount.is_zero() && b.risk_cost.amount.is_zero() {
-                prop_assert!(b.total_expected.amount >= a.total_expected.amount, "{}", a.offer_id);
+            if a.costs.risk_cost.amount.is_zero() && b.costs.risk_cost.amount.is_zero() {
+                prop_assert!(b.costs.total_expected.amount >= a.costs.total_expected.amount, "{}", a.offer_id);
             }
         }
     }
@@ -111,13 +111,13 @@ proptest! {
         let i = pick % cheaper.offers.len();
         cheaper.offers[i].price = cheaper.offers[i].price * Decimal::from(100 - cut) / Decimal::from(100);
         let after = plan(&t, &cheaper, &settings(2)).unwrap();
-        let min = |p: &gpufare_core::plan::PlanResult| p.options.iter().filter(|o| o.feasible).map(|o| o.total_expected.amount).min();
+        let min = |p: &gpufare_core::plan::PlanResult| p.options.iter().filter(|o| o.feasible).map(|o| o.costs.total_expected.amount).min();
         if let (Some(a), Some(b)) = (min(&before), min(&after)) {
             prop_assert!(b <= a + Decimal::new(1, 2), "cheapest total rose from {a} to {b}");
         }
         let changed = &cheaper.offers[i].id;
         let (a, b) = (before.options.iter().find(|o| &o.offer_id == changed).unwrap(), after.options.iter().find(|o| &o.offer_id == changed).unwrap());
-        prop_assert!(b.rent.amount <= a.rent.amount);
+        prop_assert!(b.costs.rent.amount <= a.costs.rent.amount);
     }
 
     #[test]
@@ -133,7 +133,7 @@ proptest! {
         let result = plan(&t, &sample_catalog(), &settings(3)).unwrap();
         let dedicated_max = result.options.iter().filter(|o| !o.shared).map(|o| o.slowdown.median).fold(0.0, f64::max);
         for o in &result.options {
-            prop_assert!(o.total_expected.amount >= o.rent.amount);
+            prop_assert!(o.costs.total_expected.amount >= o.costs.rent.amount);
             prop_assert!(o.hours_p90 + 1e-9 >= o.hours_p50);
             if o.shared && o.slowdown.source == gpufare_core::offers::tenancy::SlowdownSource::Assumed {
                 prop_assert!(o.slowdown.median >= dedicated_max);
@@ -145,7 +145,7 @@ proptest! {
         // Feasible options come first, cheapest first.
         let feasible: Vec<_> = result.options.iter().take_while(|o| o.feasible).collect();
         prop_assert!(result.options.iter().skip(feasible.len()).all(|o| !o.feasible));
-        prop_assert!(feasible.windows(2).all(|w| w[0].total_expected.amount <= w[1].total_expected.amount));
+        prop_assert!(feasible.windows(2).all(|w| w[0].costs.total_expected.amount <= w[1].costs.total_expected.amount));
         let _ = Money::zero(Currency::Cny);
     }
 

@@ -112,7 +112,7 @@ fn verdicts_match_the_recorded_cases() {
                 .find(|v| v.kind == *kind)
                 .unwrap_or_else(|| panic!("{name}: no {kind:?} verdict in {verdicts:#?}"));
             assert_eq!(
-                (v.level, v.finding.as_str()),
+                (v.level, v.finding.id()),
                 (*level, *finding),
                 "{name}: {kind:?} {:?}",
                 v.evidence

@@ -3,7 +3,7 @@
 //! skip reason checked.
 
 use gpufare_core::offers::billing::BillingMode;
-use gpufare_core::offers::skypilot::import_vms_csv;
+use gpufare_core::offers::skypilot::{SkipReason, import_vms_csv};
 use gpufare_core::offers::tenancy::Tenancy;
 use gpufare_core::offers::validate::validate_offer;
 
@@ -55,10 +55,10 @@ fn aws_rows_merge_zones_split_spot_and_report_skips() {
     );
     let p5 = &catalog.offers[3];
     assert_eq!((p5.gpu.as_str(), p5.gpu_count), ("H100-SXM", 8));
-    let reasons: Vec<(&str, &str)> = report
+    let reasons: Vec<(&str, String)> = report
         .skipped
         .iter()
-        .map(|s| (s.instance.as_str(), s.reason.as_str()))
+        .map(|s| (s.instance.as_str(), s.reason.to_string()))
         .collect();
     assert_eq!(reasons.len(), 3, "{reasons:?}");
     assert!(
@@ -80,7 +80,7 @@ fn aws_rows_merge_zones_split_spot_and_report_skips() {
         report
             .spot_ignored
             .iter()
-            .any(|s| s.instance == "p5.48xlarge" && s.reason.contains("no real discount"))
+            .any(|s| s.instance == "p5.48xlarge" && s.reason == SkipReason::SpotNoDiscount)
     );
 }
 
@@ -101,7 +101,7 @@ fn runpod_gb_in_mib_vast_gpuinfo_spelling_and_gcp_host_rows() {
         report
             .spot_ignored
             .iter()
-            .any(|s| s.reason.contains("no real discount")),
+            .any(|s| s.reason == SkipReason::SpotNoDiscount),
         "spot = on-demand is not a spot offer"
     );
     assert!(
@@ -130,13 +130,13 @@ fn runpod_gb_in_mib_vast_gpuinfo_spelling_and_gcp_host_rows() {
             .id,
         "Texas, US, NA"
     );
-    let ignored: Vec<&str> = report
+    let ignored: Vec<String> = report
         .spot_ignored
         .iter()
-        .map(|s| s.reason.as_str())
+        .map(|s| s.reason.to_string())
         .collect();
     assert!(
-        ignored.contains(&"spot price 0: not offered"),
+        ignored.iter().any(|r| r == "spot price 0: not offered"),
         "{ignored:?}"
     );
     assert!(ignored.iter().any(|r| r.contains("is not a number")));
@@ -148,6 +148,6 @@ fn runpod_gb_in_mib_vast_gpuinfo_spelling_and_gcp_host_rows() {
     )
     .unwrap();
     assert!(gcp.offers.is_empty());
-    assert!(report.skipped[0].reason.starts_with("no accelerator"));
+    assert_eq!(report.skipped[0].reason, SkipReason::NoAccelerator);
     assert!(import_vms_csv("a,b\n1,2\n", "X", "2025").is_err());
 }

@@ -483,7 +483,7 @@ fn summary(profile: &gpufare_core::profile::document::Profile) {
         let _ = writeln!(
             err,
             "gpufare: bottleneck: {} ({})",
-            v.finding,
+            v.finding.id(),
             evidence.join(", ")
         );
     }

@@ -60,6 +60,28 @@ function watch(t, page) {
   });
 }
 
+/**
+ * Opens a closed panel (a `<details>`) by clicking its summary, as a person would. Sections below
+ * the fold are laid out only when they come into view (content-visibility), so a page that has
+ * just scrolled can still move under a click: the click is repeated until the panel is open.
+ */
+async function openPanel(page, details) {
+  const panel = page.locator(details).first();
+  for (let i = 0; i < 4 && !(await panel.evaluate((d) => d.open)); i++) {
+    await panel.locator(':scope > summary').click();
+  }
+  assert.ok(await panel.evaluate((d) => d.open), `${details} opens`);
+}
+
+/** Opens every closed panel that can be seen. */
+async function openAllPanels(page) {
+  const ids = await page.$$eval('details:not([open])', (ds) => ds.filter((d) => d.checkVisibility()).map((d, i) => {
+    if (!d.id) d.dataset.panel = String(i);
+    return d.id ? `#${d.id}` : `details[data-panel="${i}"]`;
+  }));
+  for (const id of ids) await openPanel(page, id);
+}
+
 /** Opens the site in a new, empty browser context (no saved state). */
 async function openSite(t, { locale = 'en-US', viewport, rent = false } = {}) {
   const context = await browser.newContext({ locale, viewport: viewport ?? { width: 1400, height: 1000 } });
@@ -68,7 +90,7 @@ async function openSite(t, { locale = 'en-US', viewport, rent = false } = {}) {
   watch(t, page);
   await page.goto(BASE);
   await page.locator('#recommended').waitFor();
-  if (rent) await page.locator('#quick-rent > summary').click();
+  if (rent) await openPanel(page, '#quick-rent');
   return page;
 }
 
@@ -313,7 +335,7 @@ test('a refused task field keeps the last good plan and says why beside the fiel
   assert.equal(await page.locator('#deadline-error').textContent(), '');
   await page.fill('#vram', '200');
   await page.waitForFunction(() => document.querySelector('#choice').textContent.includes('No offer'));
-  await page.locator('#infeasible > summary').click();
+  await openPanel(page, '#infeasible');
   assert.ok((await page.locator('#infeasible li').count()) > 0);
 });
 
@@ -324,7 +346,7 @@ test('editing a price and adding a quote change the plan', async (t) => {
   await page.fill(`#price-${top}`, '999');
   await page.waitForFunction((id) => document.querySelector('#ranking tbody tr').dataset.offer !== id, top);
   assert.ok(!(await ranking(page)).slice(0, 5).some(([id]) => id === top), 'the repriced offer dropped down the ranking');
-  await page.locator('.add-offer > summary').click();
+  await openPanel(page, '.add-offer');
   await page.selectOption('#new-gpu', 'H100-SXM');
   await page.fill('#new-vram', '80');
   await page.fill('#new-price', '0.01');
@@ -341,9 +363,7 @@ test('the page fits a phone screen and keeps a strict Content-Security-Policy', 
   assert.match(csp, /default-src 'self'/);
   assert.doesNotMatch(csp, /unsafe-inline|https?:/);
   // Open every closed panel first: their fields are built on opening.
-  for (const summary of await page.locator('details:not([open]) > summary').all()) {
-    if (await summary.isVisible()) await summary.click();
-  }
+  await openAllPanels(page);
   await page.locator('#est-model').waitFor();
   const labelled = await page.$$eval('input:not([type=hidden]), select', (els) =>
     els.filter((e) => !(e.labels?.length || e.getAttribute('aria-label'))).map((e) => e.id || e.outerHTML.slice(0, 60)));
@@ -539,9 +559,9 @@ test('the site loads and computes after its server is stopped (service worker)',
   await page.fill('#work-hours', '40');
   await page.waitForFunction((b) => document.querySelector('#ranking tbody tr .total').textContent !== b, before);
   // The parts loaded on first use come from the worker's cache as well; none was opened online.
-  await page.locator('#estimator > summary').click();
+  await openPanel(page, '#estimator');
   await page.locator('#est-vram').waitFor();
-  await page.locator('#quick-rent > summary').click();
+  await openPanel(page, '#quick-rent');
   await page.locator('#rent').waitFor();
   assert.deepEqual(errors, []);
 });
@@ -561,12 +581,12 @@ test('the first load fetches only the calculator; other parts load on first use,
   await page.locator('#recommended').waitFor();
   assert.deepEqual([...wasm], ['gpufare_web_bg.wasm'], 'the first render needs the first module alone');
 
-  await page.locator('#quick-rent > summary').click();
+  await openPanel(page, '#quick-rent');
   await page.locator('#rent').waitFor();
   assert.ok(wasm.has('split_rent.wasm'), `opening the rent check fetched its chunk: ${[...wasm]}`);
   assert.ok(!wasm.has('split_profiles.wasm'), 'and nothing it does not need');
 
-  await page.locator('#estimator > summary').click();
+  await openPanel(page, '#estimator');
   const failed = page.locator('#estimator .field-error[role=alert]');
   await failed.waitFor();
   assert.match(await failed.textContent(), /could not be loaded/);
@@ -579,7 +599,7 @@ test('the first load fetches only the calculator; other parts load on first use,
 
 test('the workload estimator fills VRAM and work into the task', async (t) => {
   const page = await openSite(t);
-  await page.locator('#estimator > summary').click();
+  await openPanel(page, '#estimator');
   await page.selectOption('#est-model', 'llama-2-7b');
   await page.selectOption('#est-method', { label: 'full fine-tune (AdamW)' });
   const full = Number((await page.locator('#est-vram strong').textContent()).replace(/[^0-9.]/g, ''));
@@ -698,4 +718,174 @@ test('a SkyPilot vms.csv imports into the offers with a report, and the catalog 
   assert.ok(csv[0].startsWith('id,provider,region,'));
   assert.equal(csv.length, 3, 'the filtered catalog: a header and two offers');
   assert.ok(csv.some((l) => l.startsWith('aws-g5-xlarge-us-east-1-spot,aws,')), 'the provider is named after the file');
+});
+
+/** A CSV's rows as arrays of fields (quoted fields with commas and doubled quotes). */
+function csvRows(text) {
+  const rows = [];
+  for (const line of text.split('\n')) {
+    if (!line.trim() || line.startsWith('#')) continue;
+    const fields = [];
+    let field = '';
+    let quoted = false;
+    for (let i = 0; i < line.length; i++) {
+      const c = line[i];
+      if (quoted) {
+        if (c === '"' && line[i + 1] === '"') { field += '"'; i++; } else if (c === '"') quoted = false; else field += c;
+      } else if (c === '"') quoted = true;
+      else if (c === ',') { fields.push(field); field = ''; } else field += c;
+    }
+    fields.push(field);
+    rows.push(fields);
+  }
+  return rows;
+}
+
+/** Data shown as it is on any page (offer ids, providers, regions, GPUs, price sources and notes). */
+function catalogData() {
+  const [header, ...rows] = csvRows(readFileSync(join(here, '../../core/data/catalog.csv'), 'utf8'));
+  const keep = ['id', 'provider', 'region', 'region_name', 'gpu', 'as_of', 'source', 'estimate_note'].map((k) => header.indexOf(k));
+  return rows.flatMap((r) => keep.map((i) => r[i])).filter((v) => v && v.length > 1);
+}
+
+// Technical words a Chinese page uses as they are: units, product and format names, acronyms.
+const TECHNICAL = new Set(('GPU GPUs VRAM GiB MiB GB MB KB TB TFLOPS CNY USD MIG vGPU MPS PCIe Gen CUDA NVML NVIDIA LoRA QLoRA SD SDXL ' +
+  'Flux dev DDP FSDP ZeRO JSON CSV Markdown SkyPilot vms csv json HTTP TCP IOPS OOM VPC SSH API GEMM Kaggle Stable Diffusion gpufare probe ' +
+  'AdamW KV VAE ControlNet AWS GCP ECC CPU HAMi cGPU Mbit RTT InstanceType Price Region base64 TLS P50 P90 P99 format_version Llama Qwen ' +
+  'Mistral DeepSeek GLM token KiB').split(' '));
+
+/** Words of visible text (and titles and labels) outside `translate="no"` that are neither data nor technical terms. */
+async function englishOnPage(page, data) {
+  const text = await page.evaluate(() => {
+    const out = [];
+    const skip = (el) => el.closest('[translate="no"], script, style, noscript');
+    const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
+    for (let n = walker.nextNode(); n; n = walker.nextNode()) {
+      const el = n.parentElement;
+      if (!el || skip(el) || !n.textContent.trim()) continue;
+      if (el.closest('svg') ? el.tagName.toLowerCase() === 'title' : !el.checkVisibility()) continue;
+      out.push(n.textContent);
+    }
+    for (const el of document.querySelectorAll('[aria-label]')) {
+      if (skip(el) || !el.checkVisibility?.()) continue;
+      out.push(el.getAttribute('aria-label'));
+    }
+    return out.join('\n');
+  });
+  // Code in backquotes and values in quotation marks (what a person typed, a name from a file) are
+  // shown as they are.
+  let rest = text.replace(/`[^`]*`/g, ' ').replace(/“[^”]*”/g, ' ');
+  for (const v of data) rest = rest.split(v).join(' ');
+  const words = rest.split(/[\s,;:!?()（）“”"'’、，。：；·—–×<>=+*|[\]{}%…◆→/]+/);
+  return [...new Set(words.filter((w) => /^[A-Za-z]{2,}$/.test(w) && !TECHNICAL.has(w)))];
+}
+
+test('the Chinese page has no English in any panel or error', async (t) => {
+  const data = [...catalogData(), 'probe-profile.json', 'hami-4090-neighbours.json', 'capped-a100-pcie-gen3.json', 'mig-a100-1g10gb.json', 'vgpu-v100d-8c.json',
+    'broken.json', 'nvitop.json', 'future.json', 'partial.json', 'bad-quotes.csv', 'aws-vms.csv'].sort((a, b) => b.length - a.length);
+  const found = {};
+  const check = async (page, where) => {
+    const words = await englishOnPage(page, data);
+    if (words.length) found[where] = words;
+    assert.ok(!(await page.locator('body').innerText()).includes('??'), `${where}: a label without wording`);
+  };
+  const page = await openSite(t, { locale: 'zh-CN' });
+  assert.equal(await page.locator('html').getAttribute('lang'), 'zh-CN');
+  // Every scenario, with every panel open.
+  await openAllPanels(page);
+  await page.locator('#est-model').waitFor();
+  await page.locator('#rent').waitFor();
+  for (const preset of ['course_project', 'sd_trial', 'sd_batch', 'sd_lora', 'qlora_7b', 'full_finetune_multi_gpu', 'inference_api', 'burst_rendering', 'data_cleaning', 'code_check']) {
+    await page.selectOption('#preset', preset);
+    await page.waitForFunction((p) => JSON.parse(localStorage.getItem('gpufare.scenario')).preset === p, preset);
+    await openAllPanels(page);
+    await check(page, `preset ${preset}`);
+  }
+  // No offer can run it: every veto, summed up.
+  await page.fill('#vram', '200');
+  await page.waitForFunction(() => document.querySelector('#decision').dataset.choice === 'no_feasible_offer');
+  await check(page, 'no feasible offer');
+  // Every error path a person can reach.
+  await page.fill('#vram', '-5');
+  await page.locator('#vram-error').filter({ hasText: /\S/ }).waitFor();
+  await page.fill('#hours', '-1');
+  await page.fill('#price', 'abc');
+  await page.fill('#minimum', 'NaN');
+  await page.locator('#minimum-error').filter({ hasText: /\S/ }).waitFor();
+  await page.fill('#new-vram', '0');
+  await page.click('#add-offer');
+  await page.locator('#add-offer-error').waitFor();
+  const bad = [
+    ['broken.json', '{"format_version": 1, "tool": '],
+    ['nvitop.json', '{"devices": []}'],
+    ['future.json', '{"format_version": 99, "tool": {"name": "gpufare", "version": "9.0.0"}}'],
+    ['partial.json', '{"format_version": 1, "tool": {"name": "gpufare", "version": "0.1.0"}}'],
+  ];
+  for (const [name, body] of bad) {
+    await page.setInputFiles('#profile-file', { name, mimeType: 'application/json', buffer: Buffer.from(body) });
+    await page.locator('#profile-error').filter({ hasText: name }).waitFor();
+    await check(page, `profile ${name}`);
+  }
+  await page.setInputFiles('#catalog-file', { name: 'bad-quotes.csv', mimeType: 'text/csv', buffer: Buffer.from('id,provider,gpu,gpu_count,tenancy,billing_mode,price,currency\nq1,Me,A10,1,dedicated,monthly,abc,CNY\n') });
+  await page.locator('#import-report li').first().waitFor();
+  await check(page, 'a refused catalog');
+  await page.setInputFiles('#catalog-file', join(here, '../fixtures/skypilot/aws-vms.csv'));
+  await page.locator('#import-report li').nth(2).waitFor();
+  await check(page, 'a SkyPilot import with skipped rows');
+  // Profiles side by side, verdicts and evidence.
+  const fixtures = ['hami-4090-neighbours.json', 'capped-a100-pcie-gen3.json', 'mig-a100-1g10gb.json', 'vgpu-v100d-8c.json'].map((f) => join(here, '../profiles', f));
+  await page.setInputFiles('#profile-file', [PROFILE, ...fixtures]);
+  await page.locator('#profile-compare tbody tr').nth(4).waitFor();
+  await check(page, 'profiles compared');
+
+  // A share link that cannot be read says why, in Chinese.
+  const task = JSON.parse(readFileSync(join(here, '../../examples/qlora_7b.json'), 'utf8'));
+  task.work_hours = 5e6;
+  const scenario = { format_version: 1, task, settings: { currency: 'CNY', cny_per_usd: '7.2', seed: 1, trials: 200 } };
+  const link = Buffer.from(JSON.stringify(scenario)).toString('base64url');
+  for (const fragment of [`#s=${link}`, '#s=%%%']) {
+    const other = await openSite(t, { locale: 'zh-CN' });
+    await other.goto(`${BASE}${fragment}`);
+    await other.reload();
+    await other.locator('#link-error').waitFor();
+    assert.match(await other.locator('#link-error').textContent(), /[\u4e00-\u9fff]/);
+    await check(other, `link ${fragment.slice(0, 12)}`);
+  }
+  // A part of the site that cannot be loaded says so, in Chinese.
+  const context = await browser.newContext({ locale: 'zh-CN', serviceWorkers: 'block' });
+  t.after(() => context.close());
+  const blocked = await context.newPage();
+  await blocked.route('**/split_estimator.wasm', (route) => route.abort());
+  await blocked.goto(BASE);
+  await blocked.locator('#recommended').waitFor();
+  await openPanel(blocked, '#estimator');
+  await blocked.locator('#estimator .field-error[role=alert]').waitFor();
+  await check(blocked, 'a part that failed to load');
+  assert.deepEqual(found, {}, 'English words on the Chinese page');
+});
+
+test('break-even figures are read against their range, and a quote of your own is named in them', async (t) => {
+  const page = await openSite(t);
+  // The default 7B QLoRA: a yearly plan would need 28.6 months a year, and dedicated is dearer
+  // at every work size but the smallest.
+  assert.equal(await page.locator('#breakeven-yearly').getAttribute('data-payoff'), 'never');
+  assert.match(await page.locator('#breakeven-yearly').textContent(), /never beats monthly within a year/);
+  assert.equal(await page.locator('#breakeven-run').getAttribute('data-payoff'), 'never');
+  assert.doesNotMatch(await page.locator('#breakeven-run').textContent(), /any size/);
+  assert.match(await page.locator('#chart-run .x-title').textContent(), /Work \(hours on the reference GPU/);
+  assert.match(await page.locator('#chart-run .y-title').textContent(), /Total \(CNY\)/);
+  // The chart's top value is drawn inside the plot: the whole number shows.
+  const top = await page.locator('#chart-run .y-max').textContent();
+  const box = await page.locator('#chart-run .y-max').boundingBox();
+  const chart = await page.locator('#chart-run').boundingBox();
+  assert.ok(box.x >= chart.x, `the top value ${top} starts inside the chart`);
+  // A cheap monthly quote of one's own becomes the monthly side of the break-even, by its name.
+  await openPanel(page, '.add-offer');
+  await page.selectOption('#new-gpu', 'A100-80GB');
+  await page.fill('#new-vram', '80');
+  await page.selectOption('#new-billing', 'monthly');
+  await page.fill('#new-price', '10');
+  await page.click('#add-offer');
+  await page.waitForFunction(() => document.querySelector('#chart-monthly .legend-b')?.textContent.includes('My quote'));
+  assert.doesNotMatch(await page.locator('#chart-monthly').textContent(), /custom-1/);
 });

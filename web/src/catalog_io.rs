@@ -13,8 +13,7 @@ use wasm_bindgen::JsCast;
 use wasm_bindgen_futures::JsFuture;
 
 use crate::export_view::download;
-use crate::i18n::Lang;
-use crate::words::t;
+use crate::vocab::{Label, Lang, errors, t};
 
 /// Adds the offers of an imported catalog file to the user's own quotes and returns the report
 /// lines: how many were added, and each one skipped and why. Importers and their report live in
@@ -27,7 +26,7 @@ fn import_catalog(
     scenario: RwSignal<Scenario>,
 ) -> Result<Vec<String>, leptos::wasm_split::SplitLoaderError> {
     let imported = match read_catalog(&name, &text) {
-        Err(e) => return Ok(vec![format!("{name}: {e}")]),
+        Err(e) => return Ok(vec![format!("{name}: {}", errors::catalog_error(lang, &e))]),
         Ok(done) => done,
     };
     let total = imported.catalog.offers.len();
@@ -37,13 +36,16 @@ fn import_catalog(
     let added = total - skipped.len();
     let mut lines: Vec<String> = skipped
         .iter()
-        .map(|id| format!("{id}: {}", t(lang, "id_taken")))
+        .map(|id| format!("{id}: {}", t(lang, Label::IdTaken)))
         .collect();
     let import = imported.report;
-    lines.insert(0, format!("{name}: {added} {}", t(lang, "imported_offers")));
+    lines.insert(
+        0,
+        format!("{name}: {added} {}", t(lang, Label::ImportedOffers)),
+    );
     if let Some(r) = import {
         for s in r.skipped.iter().chain(&r.spot_ignored) {
-            lines.push(format!("line {} {}: {}", s.line, s.instance, s.reason));
+            lines.push(errors::skipped_row(lang, s.line, &s.instance, &s.reason));
         }
     }
     Ok(lines)
@@ -91,13 +93,13 @@ pub fn CatalogIo(lang: ReadSignal<Lang>, scenario: RwSignal<Scenario>) -> impl I
                 .ok()
                 .and_then(|v| v.as_string())
             else {
-                report.set(vec![format!("{name}: {}", lang.texts().file_unreadable)]);
+                report.set(vec![format!("{name}: {}", t(lang, Label::FileUnreadable))]);
                 return;
             };
             report.set(
                 import_catalog(name, text, lang, scenario)
                     .await
-                    .unwrap_or_else(|_| vec![t(lang, "chunk_failed").to_owned()]),
+                    .unwrap_or_else(|_| vec![t(lang, Label::ChunkFailed).to_owned()]),
             );
         });
     };
@@ -105,20 +107,20 @@ pub fn CatalogIo(lang: ReadSignal<Lang>, scenario: RwSignal<Scenario>) -> impl I
         let s = scenario.get_untracked();
         spawn_local(async move {
             if save_catalog(json, s).await.is_err() {
-                report.set(vec![t(lang.get_untracked(), "chunk_failed").to_owned()]);
+                report.set(vec![t(lang.get_untracked(), Label::ChunkFailed).to_owned()]);
             }
         });
     };
     view! {
         <div class="catalog-io">
             <div class="field">
-                <label for="catalog-file">{move || t(lang.get(), "import_catalog")}</label>
+                <label for="catalog-file">{move || t(lang.get(), Label::ImportCatalog)}</label>
                 <input id="catalog-file" type="file" accept=".csv,.json,text/csv,application/json" on:change=on_change />
             </div>
             <ul id="import-report" class="hint">{move || report.get().into_iter().map(|l| view! { <li>{l}</li> }).collect_view()}</ul>
-            <button type="button" id="catalog-export-csv" on:click=move |_| export(false)>{move || t(lang.get(), "export_catalog_csv")}</button>
+            <button type="button" id="catalog-export-csv" on:click=move |_| export(false)>{move || t(lang.get(), Label::ExportCatalogCsv)}</button>
             " "
-            <button type="button" id="catalog-export-json" on:click=move |_| export(true)>{move || t(lang.get(), "export_catalog_json")}</button>
+            <button type="button" id="catalog-export-json" on:click=move |_| export(true)>{move || t(lang.get(), Label::ExportCatalogJson)}</button>
         </div>
     }
 }

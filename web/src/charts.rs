@@ -7,15 +7,20 @@ use leptos::prelude::*;
 use rust_decimal::Decimal;
 
 use crate::format;
-use crate::i18n::Lang;
-use crate::words::t;
+use crate::vocab::{Label, Lang, t};
 
 const WIDTH: f64 = 640.0;
 const LABEL_W: f64 = 190.0;
 const ROW_H: f64 = 26.0;
 /// Colours of rent, storage, egress, time and risk (distinguishable, readable on white).
 const COLOURS: [&str; 5] = ["#0b5d4b", "#3f7cac", "#8c6bb1", "#d08c00", "#b3261e"];
-const PARTS: [&str; 5] = ["rent", "storage", "egress", "time_cost", "risk_cost"];
+const PARTS: [Label; 5] = [
+    Label::Rent,
+    Label::Storage,
+    Label::Egress,
+    Label::TimeCost,
+    Label::RiskCost,
+];
 
 fn to_f64(d: Decimal) -> f64 {
     f64::try_from(d).unwrap_or(0.0)
@@ -35,17 +40,17 @@ fn short_label(o: &OptionResult) -> String {
 pub fn CostBars(lang: Lang, options: Vec<OptionResult>) -> impl IntoView {
     let max = options
         .iter()
-        .map(|o| to_f64(o.total_expected.amount))
+        .map(|o| to_f64(o.costs.total_expected.amount))
         .fold(0.0, f64::max)
         .max(1e-9);
-    let height = ROW_H * options.len() as f64 + 40.0;
+    let height = ROW_H * options.len() as f64 + 58.0;
     let scale = (WIDTH - LABEL_W - 90.0) / max;
     let rows = options
         .iter()
         .enumerate()
         .map(|(i, o)| {
             let y = 10.0 + i as f64 * ROW_H;
-            let parts = [o.rent, o.storage, o.egress, o.time_cost, o.risk_cost];
+            let parts = [o.costs.rent, o.costs.storage, o.costs.egress, o.costs.time_cost, o.costs.risk_cost];
             let mut x = LABEL_W;
             let segments = parts
                 .iter()
@@ -65,7 +70,7 @@ pub fn CostBars(lang: Lang, options: Vec<OptionResult>) -> impl IntoView {
                 <g>
                     <text x=format!("{:.1}", LABEL_W - 6.0) y=format!("{:.1}", y + ROW_H / 2.0) text-anchor="end" class="chart-label">{short_label(o)}</text>
                     {segments}
-                    <text x=format!("{:.1}", x + 4.0) y=format!("{:.1}", y + ROW_H / 2.0) class="chart-value">{format::money(lang, &o.total_expected)}</text>
+                    <text x=format!("{:.1}", x + 4.0) y=format!("{:.1}", y + ROW_H / 2.0) class="chart-value">{format::money(lang, &o.costs.total_expected)}</text>
                 </g>
             }
         })
@@ -77,16 +82,19 @@ pub fn CostBars(lang: Lang, options: Vec<OptionResult>) -> impl IntoView {
             let x = 10.0 + k as f64 * 125.0;
             view! {
                 <g>
-                    <rect x=format!("{x:.1}") y=format!("{:.1}", height - 22.0) width="10" height="10" fill=COLOURS[k] />
-                    <text x=format!("{:.1}", x + 14.0) y=format!("{:.1}", height - 13.0) class="chart-legend">{t(lang, key)}</text>
+                    <rect x=format!("{x:.1}") y=format!("{:.1}", height - 18.0) width="10" height="10" fill=COLOURS[k] />
+                    <text x=format!("{:.1}", x + 14.0) y=format!("{:.1}", height - 9.0) class="chart-legend">{t(lang, *key)}</text>
                 </g>
             }
         })
         .collect_view();
     view! {
         <svg class="chart" id="cost-chart" viewBox=format!("0 0 {WIDTH} {height:.0}") role="img" aria-labelledby="cost-chart-title">
-            <title id="cost-chart-title">{t(lang, "breakdown")}</title>
+            <title id="cost-chart-title">{t(lang, Label::Breakdown)}</title>
             {rows}
+            <text x=format!("{LABEL_W:.1}") y=format!("{:.1}", height - 30.0) class="chart-label axis-title x-title">
+                {options.first().map(|o| format!("{} ({})", t(lang, Label::Total), format::currency_name(lang, o.costs.total_expected.currency))).unwrap_or_default()}
+            </text>
             {legend}
         </svg>
     }
@@ -100,7 +108,7 @@ pub fn TimeRanges(lang: Lang, options: Vec<OptionResult>) -> impl IntoView {
         .map(|o| o.hours_p90.max(o.hours_expected))
         .fold(0.0, f64::max)
         .max(1e-9);
-    let height = ROW_H * options.len() as f64 + 20.0;
+    let height = ROW_H * options.len() as f64 + 36.0;
     let scale = (WIDTH - LABEL_W - 110.0) / max;
     let rows = options
         .iter()
@@ -125,24 +133,29 @@ pub fn TimeRanges(lang: Lang, options: Vec<OptionResult>) -> impl IntoView {
         .collect_view();
     view! {
         <svg class="chart" id="time-chart" viewBox=format!("0 0 {WIDTH} {height:.0}") role="img" aria-labelledby="time-chart-title">
-            <title id="time-chart-title">{t(lang, "time_distribution")}</title>
+            <title id="time-chart-title">{t(lang, Label::TimeDistribution)}</title>
             {rows}
+            <text x=format!("{LABEL_W:.1}") y=format!("{:.1}", height - 8.0) class="chart-label axis-title x-title">{t(lang, Label::ChartCompletion)}</text>
         </svg>
     }
 }
 
-/// Two cost lines over x, crossing at the break-even point.
+/// Two cost lines over x, crossing at the break-even point, with both axes titled: x in the
+/// caller's unit, y the total in the plan's currency (its top value written inside the plot so
+/// no width of number is cut off).
 #[component]
 pub fn BreakEvenChart(
     lang: Lang,
     id: &'static str,
     title: String,
     points: Vec<Point>,
+    x_title: &'static str,
     a_label: String,
     b_label: String,
     log_x: bool,
 ) -> impl IntoView {
-    let (w, h, left, bottom) = (WIDTH, 220.0, 70.0, 30.0);
+    let (w, h) = (WIDTH, 250.0);
+    let (left, right, top, bottom) = (16.0, w - 16.0, 40.0, h - 46.0);
     let xs: Vec<f64> = points
         .iter()
         .map(|p| if log_x { p.x.max(1e-6).log10() } else { p.x })
@@ -155,8 +168,8 @@ pub fn BreakEvenChart(
         .map(|p| to_f64(p.a.amount).max(to_f64(p.b.amount)))
         .fold(0.0, f64::max)
         .max(1e-9);
-    let sx = |x: f64| left + (x - xmin) / (xmax - xmin).max(1e-9) * (w - left - 20.0);
-    let sy = |y: f64| h - bottom - y / ymax * (h - bottom - 20.0);
+    let sx = |x: f64| left + (x - xmin) / (xmax - xmin).max(1e-9) * (right - left);
+    let sy = |y: f64| bottom - y / ymax * (bottom - top);
     let path = |pick: fn(&Point) -> Decimal| {
         points
             .iter()
@@ -175,21 +188,31 @@ pub fn BreakEvenChart(
     let currency = points.first().map(|p| p.a.currency);
     let first_x = points.first().map_or(0.0, |p| p.x);
     let last_x = points.last().map_or(0.0, |p| p.x);
+    let y_title = match currency {
+        Some(c) => format!(
+            "{} ({})",
+            t(lang, Label::ChartTotal),
+            format::currency_name(lang, c)
+        ),
+        None => t(lang, Label::ChartTotal).to_owned(),
+    };
     let label = title.clone();
     view! {
         <svg class="chart" id=id viewBox=format!("0 0 {w} {h}") role="img" aria-label=label>
             <title>{title}</title>
-            <line x1=format!("{left}") x2=format!("{}", w - 20.0) y1=format!("{}", h - bottom) y2=format!("{}", h - bottom) class="chart-axis" />
-            <line x1=format!("{left}") x2=format!("{left}") y1="20" y2=format!("{}", h - bottom) class="chart-axis" />
-            <text x=format!("{}", left - 6.0) y="24" text-anchor="end" class="chart-label">
+            <text x=format!("{}", left + 8.0) y="14" class="chart-legend legend-a">{a_label}</text>
+            <text x=format!("{}", w / 2.0 + 8.0) y="14" class="chart-legend legend-b">{b_label}</text>
+            <text x=format!("{left}") y="32" class="chart-label axis-title y-title">{y_title}</text>
+            <line x1=format!("{left}") x2=format!("{right}") y1=format!("{bottom}") y2=format!("{bottom}") class="chart-axis" />
+            <line x1=format!("{left}") x2=format!("{left}") y1=format!("{top}") y2=format!("{bottom}") class="chart-axis" />
+            <text x=format!("{}", left + 4.0) y=format!("{}", top + 12.0) class="chart-label y-max">
                 {currency.map(|c| format::amount(lang, crate::fields::d(ymax), c)).unwrap_or_default()}
             </text>
-            <text x=format!("{left}") y=format!("{}", h - 8.0) class="chart-label">{format::number(first_x, 1)}</text>
-            <text x=format!("{}", w - 20.0) y=format!("{}", h - 8.0) text-anchor="end" class="chart-label">{format::number(last_x, 1)}</text>
+            <text x=format!("{left}") y=format!("{}", bottom + 16.0) class="chart-label">{format::number(first_x, 1)}</text>
+            <text x=format!("{right}") y=format!("{}", bottom + 16.0) text-anchor="end" class="chart-label">{format::number(last_x, 1)}</text>
+            <text x=format!("{}", (left + right) / 2.0) y=format!("{}", h - 8.0) text-anchor="middle" class="chart-label axis-title x-title">{x_title}</text>
             <path d=path(|p| p.a.amount) class="line-a" />
             <path d=path(|p| p.b.amount) class="line-b" />
-            <text x=format!("{}", left + 8.0) y="16" class="chart-legend legend-a">{a_label}</text>
-            <text x=format!("{}", left + 260.0) y="16" class="chart-legend legend-b">{b_label}</text>
         </svg>
     }
 }

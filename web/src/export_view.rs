@@ -6,14 +6,13 @@ use gpufare_core::export::budget::{budget, budget_json};
 use gpufare_core::export::csv::budget_csv;
 use gpufare_core::export::markdown::budget_markdown;
 use gpufare_core::offers::default::default_catalog;
-use gpufare_core::plan::PlanResult;
+use gpufare_core::plan::{PlanError, PlanResult};
 use gpufare_core::scenario::document::Scenario;
 use leptos::prelude::*;
 use leptos::task::spawn_local;
 use wasm_bindgen::JsCast;
 
-use crate::i18n::Lang;
-use crate::words::t;
+use crate::vocab::{Label, Lang, t};
 
 /// Saves `text` as a file named `name` through a temporary object URL.
 pub fn download(name: &str, mime: &str, text: &str) {
@@ -78,7 +77,7 @@ fn save_budget(
 pub fn ExportBar(
     lang: ReadSignal<Lang>,
     scenario: RwSignal<Scenario>,
-    plan: Memo<Result<PlanResult, String>>,
+    plan: Memo<Result<PlanResult, PlanError>>,
 ) -> impl IntoView {
     let failed = RwSignal::new(false);
     let save = move |format: Format| {
@@ -91,13 +90,13 @@ pub fn ExportBar(
         });
     };
     view! {
-        <div class="exports" role="group" aria-label=move || t(lang.get(), "export")>
-            <span>{move || t(lang.get(), "export")}": "</span>
+        <div class="exports" role="group" aria-label=move || t(lang.get(), Label::Export)>
+            <span>{move || t(lang.get(), Label::Export)}": "</span>
             <button type="button" id="export-json" on:click=move |_| save(Format::Json)>"JSON"</button>
             <button type="button" id="export-csv" on:click=move |_| save(Format::Csv)>"CSV"</button>
             <button type="button" id="export-md" on:click=move |_| save(Format::Markdown)>"Markdown"</button>
-            <button type="button" id="print" on:click=move |_| { if let Some(w) = web_sys::window() { let _ = w.print(); } }>{move || t(lang.get(), "print")}</button>
-            {move || failed.get().then(|| view! { <p class="field-error" role="alert">{move || t(lang.get(), "chunk_failed")}</p> })}
+            <button type="button" id="print" on:click=move |_| { if let Some(w) = web_sys::window() { let _ = w.print(); } }>{move || t(lang.get(), Label::Print)}</button>
+            {move || failed.get().then(|| view! { <p class="field-error" role="alert">{move || t(lang.get(), Label::ChunkFailed)}</p> })}
         </div>
     }
 }

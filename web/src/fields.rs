@@ -5,7 +5,28 @@ use gpufare_core::numbers::input::{InputError, parse_decimal};
 use leptos::prelude::*;
 use rust_decimal::Decimal;
 
-use crate::i18n::{self, Lang};
+use crate::vocab::{Label, Lang, errors, t};
+
+/// A table's header row: one column heading per label, in the reader's language, and a last
+/// heading for screen readers only when `hidden` names one (a column of buttons).
+#[component]
+pub fn HeaderRow(
+    lang: ReadSignal<Lang>,
+    labels: &'static [Label],
+    #[prop(optional)] hidden: Option<Label>,
+) -> impl IntoView {
+    let cells = labels
+        .iter()
+        .map(|l| {
+            let l = *l;
+            view! { <th scope="col">{move || t(lang.get(), l)}</th> }
+        })
+        .collect_view();
+    let last = hidden.map(|l| {
+        view! { <th scope="col"><span class="sr-only">{move || t(lang.get(), l)}</span></th> }
+    });
+    view! { <tr>{cells}{last}</tr> }
+}
 
 /// A float quantity as a decimal for the form.
 pub fn d(x: f64) -> Decimal {
@@ -98,7 +119,7 @@ pub fn NumField(
                             error.set(None);
                             on_value(v);
                         }
-                        Err(e) => error.set(Some(i18n::input_error(lang.get_untracked(), &e))),
+                        Err(e) => error.set(Some(errors::input_error(lang.get_untracked(), &e))),
                     }
                 }
             />
@@ -174,7 +195,7 @@ pub fn lazy_view(
         None => ().into_any(),
         Some(Some(view)) => view.run(),
         Some(None) => view! {
-            <p class="field-error" role="alert">{move || crate::words::t(lang.get(), "chunk_failed")}</p>
+            <p class="field-error" role="alert">{move || t(lang.get(), Label::ChunkFailed)}</p>
         }
         .into_any(),
     })

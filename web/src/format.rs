@@ -5,7 +5,7 @@ use gpufare_core::Currency;
 use gpufare_core::numbers::money::{Money, group_thousands};
 use rust_decimal::Decimal;
 
-use crate::i18n::Lang;
+use crate::vocab::Lang;
 
 /// Money rounded to the minor unit with thousands separators and the currency.
 pub fn money(lang: Lang, m: &Money) -> String {
@@ -17,10 +17,15 @@ pub fn amount(lang: Lang, value: Decimal, currency: Currency) -> String {
     let mut v = value.round_dp(2);
     v.rescale(2);
     let digits = group_thousands(&v.to_string());
+    format!("{digits} {}", currency_name(lang, currency))
+}
+
+/// A currency's name as amounts show it: `CNY` / `元`, `USD` / `美元`.
+pub fn currency_name(lang: Lang, currency: Currency) -> &'static str {
     match (lang, currency) {
-        (Lang::En, c) => format!("{digits} {}", c.code()),
-        (Lang::Zh, Currency::Cny) => format!("{digits} 元"),
-        (Lang::Zh, Currency::Usd) => format!("{digits} 美元"),
+        (Lang::En, c) => c.code(),
+        (Lang::Zh, Currency::Cny) => "元",
+        (Lang::Zh, Currency::Usd) => "美元",
     }
 }
 

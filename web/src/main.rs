@@ -10,21 +10,20 @@ mod estimator_view;
 mod export_view;
 mod fields;
 mod format;
-mod i18n;
 mod offers;
 mod profile_view;
 mod rent_view;
 mod results;
 mod state;
 mod task_form;
-mod words;
+mod vocab;
 
 use gpufare_core::offers::default::default_catalog;
-use gpufare_core::plan::PlanResult;
+use gpufare_core::plan::{PlanError, PlanResult};
 use leptos::prelude::*;
 
 use crate::state::Origin;
-use crate::words::t;
+use crate::vocab::{Label, t};
 
 fn main() {
     console_error_panic_hook::set_once();
@@ -34,21 +33,20 @@ fn main() {
 /// The whole page.
 #[component]
 fn App() -> impl IntoView {
-    let (lang, set_lang) = signal(i18n::browser_lang());
-    Effect::new(move |_| i18n::set_document_lang(lang.get()));
+    let (lang, set_lang) = signal(vocab::browser_lang());
+    Effect::new(move |_| vocab::set_document_lang(lang.get()));
     let (initial, origin) = state::initial_scenario();
     let scenario = RwSignal::new(initial);
     Effect::new(move |_| scenario.with(state::persist));
-    let plan: Memo<Result<PlanResult, String>> =
-        Memo::new(move |_| scenario.with(|s| s.plan(default_catalog()).map_err(|e| e.to_string())));
+    let plan: Memo<Result<PlanResult, PlanError>> =
+        Memo::new(move |_| scenario.with(|s| s.plan(default_catalog())));
     let share = RwSignal::new(None::<String>);
-    let texts = move || lang.get().texts();
 
     view! {
         <header>
             <div>
                 <h1>"gpufare"</h1>
-                <p>{move || texts().tagline}</p>
+                <p>{move || t(lang.get(), Label::Tagline)}</p>
             </div>
             <div class="actions">
                 <button
@@ -56,7 +54,7 @@ fn App() -> impl IntoView {
                     id="share"
                     on:click=move |_| share.set(Some(scenario.with_untracked(state::share_url)))
                 >
-                    {move || t(lang.get(), "share")}
+                    {move || t(lang.get(), Label::Share)}
                 </button>
                 <button
                     type="button"
@@ -67,24 +65,35 @@ fn App() -> impl IntoView {
                         scenario.set(state::default_scenario());
                     }
                 >
-                    {move || t(lang.get(), "reset")}
+                    {move || t(lang.get(), Label::Reset)}
                 </button>
                 <button
                     type="button"
                     id="lang-toggle"
+                    translate="no"
+                    lang=move || lang.get().other().tag()
                     on:click=move |_| set_lang.update(|l| *l = l.other())
-                    aria-label=move || texts().switch_language_label
+                    aria-label=move || t(lang.get(), Label::SwitchLanguageHint)
                 >
-                    {move || texts().switch_language}
+                    {move || t(lang.get(), Label::SwitchLanguage)}
                 </button>
             </div>
         </header>
-        {matches!(origin, Origin::BadLink(_)).then(|| view! {
-            <p class="banner" role="alert" id="link-error">{move || t(lang.get(), "link_bad")}</p>
-        })}
+        {match origin {
+            Origin::BadLink(e) => Some(view! {
+                <p class="banner" role="alert" id="link-error">
+                    {move || {
+                        let lang = lang.get();
+                        let why = vocab::errors::scenario_error(lang, &e);
+                        format!("{} {}: {why}", t(lang, Label::LinkBad), t(lang, Label::LinkBadDetail))
+                    }}
+                </p>
+            }),
+            _ => None,
+        }}
         {move || share.get().map(|url| view! {
             <div class="banner share">
-                <label for="share-link">{move || t(lang.get(), "share_hint")}</label>
+                <label for="share-link">{move || t(lang.get(), Label::ShareHint)}</label>
                 <input id="share-link" type="text" readonly prop:value=url />
             </div>
         })}
@@ -98,13 +107,13 @@ fn App() -> impl IntoView {
                 <results::Results lang=lang scenario=scenario plan=plan />
             </div>
             <offers::OffersTable lang=lang scenario=scenario />
-            <fields::Disclosure id="quick-rent" class="card wide" summary=Signal::derive(move || t(lang.get(), "quick_rent").to_owned())>
+            <fields::Disclosure id="quick-rent" class="card wide" summary=Signal::derive(move || t(lang.get(), Label::QuickRent).to_owned())>
                 <rent_view::RentCalculator lang=lang />
             </fields::Disclosure>
             <profile_view::ProfileViewer lang=lang scenario=scenario />
         </main>
         <footer>
-            <p>{move || texts().privacy}</p>
+            <p>{move || t(lang.get(), Label::Privacy)}</p>
         </footer>
     }
 }

@@ -3,21 +3,20 @@
 
 use gpufare_core::Currency;
 use gpufare_core::hardware::gpu::gpu_specs;
+use gpufare_core::numbers::problem::FieldError;
 use gpufare_core::offers::billing::BillingMode;
 use gpufare_core::offers::catalog::Catalog;
 use gpufare_core::offers::default::default_catalog;
 use gpufare_core::offers::offer::{Offer, RegionClass};
 use gpufare_core::offers::quote::{Quote, free_custom_id};
 use gpufare_core::offers::tenancy::Tenancy;
-use gpufare_core::plan::settings::ProviderDiscount;
 use gpufare_core::scenario::document::Scenario;
 use leptos::prelude::*;
 use rust_decimal::Decimal;
 
-use crate::fields::{Disclosure, NumField};
+use crate::fields::{Disclosure, HeaderRow, NumField};
 use crate::format;
-use crate::i18n::Lang;
-use crate::words::{self, t};
+use crate::vocab::{Label, Lang, errors, model, t};
 
 /// How the table is sorted.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -60,26 +59,19 @@ pub fn OffersTable(lang: ReadSignal<Lang>, scenario: RwSignal<Scenario>) -> impl
 
     view! {
         <section aria-labelledby="offers-heading" class="card wide">
-            <h2 id="offers-heading">{move || t(lang.get(), "offers")}</h2>
-            <p class="hint">{move || t(lang.get(), "offers_hint")}</p>
+            <h2 id="offers-heading">{move || t(lang.get(), Label::Offers)}</h2>
+            <p class="hint">{move || t(lang.get(), Label::OffersHint)}</p>
             <Filters lang=lang scenario=scenario sort=sort />
             <p class="hint" id="offers-count">
-                {move || format!("{} / {} {}", rows.with(Vec::len), total(), t(lang.get(), "shown"))}
+                {move || format!("{} / {} {}", rows.with(Vec::len), total(), t(lang.get(), Label::Shown))}
             </p>
             <div class="table-wrap">
                 <table class="offers" id="offers-table">
                     <thead>
-                        <tr>
-                            <th scope="col">{move || t(lang.get(), "provider")}</th>
-                            <th scope="col">{move || t(lang.get(), "region")}</th>
-                            <th scope="col">{move || t(lang.get(), "gpu")}</th>
-                            <th scope="col">{move || t(lang.get(), "tenancy")}</th>
-                            <th scope="col">{move || t(lang.get(), "vram_col")}</th>
-                            <th scope="col">{move || t(lang.get(), "billing")}</th>
-                            <th scope="col">{move || t(lang.get(), "price")}</th>
-                            <th scope="col">{move || t(lang.get(), "as_of")}</th>
-                            <th scope="col"><span class="sr-only">{move || t(lang.get(), "remove")}</span></th>
-                        </tr>
+                        <HeaderRow lang=lang labels=&[
+                            Label::Provider, Label::Region, Label::Gpu, Label::Tenancy, Label::VramCol,
+                            Label::Billing, Label::Price, Label::AsOf,
+                        ] hidden=Label::Remove />
                     </thead>
                     <tbody>
                         <For each=move || rows.get() key=|o| (o.id.clone(), o.price) let:offer>
@@ -110,19 +102,19 @@ fn OfferRow(lang: ReadSignal<Lang>, scenario: RwSignal<Scenario>, offer: Offer) 
     let price = offer.price;
     view! {
         <tr data-offer=offer.id.clone()>
-            <td>{offer.provider.clone()}</td>
-            <td>{offer.region.name.clone()} <span class="muted">{move || format!(" · {}", words::region_class(lang.get(), class))}</span></td>
-            <td>{format!("{} × {}", offer.gpu_count, offer.gpu)}</td>
-            <td>{move || words::tenancy(lang.get(), tenancy)}</td>
+            <td translate="no">{offer.provider.clone()}</td>
+            <td><span translate="no">{offer.region.name.clone()}</span> <span class="muted">{move || format!(" · {}", model::region_class(lang.get(), class))}</span></td>
+            <td translate="no">{format!("{} × {}", offer.gpu_count, offer.gpu)}</td>
+            <td>{move || model::tenancy(lang.get(), tenancy)}</td>
             <td>{format!("{} GiB", format::number(offer.vram_gib, 1))}</td>
             <td>
-                {move || words::billing(lang.get(), mode)}
+                {move || model::billing(lang.get(), mode)}
                 {offer.term_months.map(|m| format!(" {m}m"))}
             </td>
             <td class="price-cell">
                 <NumField
                     id=price_id
-                    label=Signal::derive(move || format!("{} {}{}", currency.code(), "", words::price_unit(lang.get(), mode)))
+                    label=Signal::derive(move || format!("{} {}{}", currency.code(), "", model::price_unit(lang.get(), mode)))
                     value=Signal::derive(move || Some(price))
                     on_value=move |v| {
                         if let Some(p) = v {
@@ -137,15 +129,15 @@ fn OfferRow(lang: ReadSignal<Lang>, scenario: RwSignal<Scenario>, offer: Offer) 
                 />
             </td>
             <td>
-                {offer.as_of.clone()}
-                {estimate.then(|| view! { <span class="badge" title=note.clone()>{move || t(lang.get(), "estimate")}</span> })}
-                <span class="sr-only">{source}</span>
+                <span translate="no">{offer.as_of.clone()}</span>
+                {estimate.then(|| view! { <span class="badge" title=note.clone()>{move || t(lang.get(), Label::Estimate)}</span> })}
+                <span class="sr-only" translate="no">{source}</span>
             </td>
             <td>
                 <button
                     type="button"
                     class="link"
-                    aria-label=move || format!("{} {}", t(lang.get(), "remove"), remove_id)
+                    aria-label=move || format!("{} {}", t(lang.get(), Label::Remove), remove_id)
                     on:click={
                         let id = offer.id.clone();
                         move |_| {
@@ -182,7 +174,7 @@ fn Filters(
     view! {
         <div class="filters">
             <div class="field">
-                <label for="filter-text">{move || t(lang.get(), "filter_text")}</label>
+                <label for="filter-text">{move || t(lang.get(), Label::FilterText)}</label>
                 <input
                     id="filter-text"
                     type="search"
@@ -194,7 +186,7 @@ fn Filters(
                 />
             </div>
             <div class="field">
-                <label for="filter-shared">{move || t(lang.get(), "filter_kind")}</label>
+                <label for="filter-shared">{move || t(lang.get(), Label::FilterKind)}</label>
                 <select
                     id="filter-shared"
                     on:change=move |ev| {
@@ -202,13 +194,13 @@ fn Filters(
                         scenario.update(|s| s.filter.shared = match v.as_str() { "shared" => Some(true), "dedicated" => Some(false), _ => None });
                     }
                 >
-                    <option value="all" selected=move || scenario.with(|s| s.filter.shared.is_none())>{move || t(lang.get(), "all")}</option>
-                    <option value="shared" selected=move || scenario.with(|s| s.filter.shared == Some(true))>{move || t(lang.get(), "shared")}</option>
-                    <option value="dedicated" selected=move || scenario.with(|s| s.filter.shared == Some(false))>{move || t(lang.get(), "dedicated")}</option>
+                    <option value="all" selected=move || scenario.with(|s| s.filter.shared.is_none())>{move || t(lang.get(), Label::All)}</option>
+                    <option value="shared" selected=move || scenario.with(|s| s.filter.shared == Some(true))>{move || t(lang.get(), Label::Shared)}</option>
+                    <option value="dedicated" selected=move || scenario.with(|s| s.filter.shared == Some(false))>{move || t(lang.get(), Label::Dedicated)}</option>
                 </select>
             </div>
             <div class="field">
-                <label for="filter-billing">{move || t(lang.get(), "billing")}</label>
+                <label for="filter-billing">{move || t(lang.get(), Label::Billing)}</label>
                 <select
                     id="filter-billing"
                     on:change=move |ev| {
@@ -216,16 +208,16 @@ fn Filters(
                         scenario.update(|s| s.filter.billing_modes = v.into_iter().collect());
                     }
                 >
-                    <option value="all" selected=move || scenario.with(|s| s.filter.billing_modes.is_empty())>{move || t(lang.get(), "all")}</option>
+                    <option value="all" selected=move || scenario.with(|s| s.filter.billing_modes.is_empty())>{move || t(lang.get(), Label::All)}</option>
                     {modes.into_iter().map(|m| view! {
                         <option value=m.id() selected=move || scenario.with(|s| s.filter.billing_modes == [m])>
-                            {move || words::billing(lang.get(), m)}
+                            {move || model::billing(lang.get(), m)}
                         </option>
                     }).collect_view()}
                 </select>
             </div>
             <div class="field">
-                <label for="filter-region">{move || t(lang.get(), "region")}</label>
+                <label for="filter-region">{move || t(lang.get(), Label::Region)}</label>
                 <select
                     id="filter-region"
                     on:change=move |ev| {
@@ -234,16 +226,16 @@ fn Filters(
                         scenario.update(|s| s.filter.region_classes = class.into_iter().collect());
                     }
                 >
-                    <option value="all" selected=move || scenario.with(|s| s.filter.region_classes.is_empty())>{move || t(lang.get(), "all")}</option>
+                    <option value="all" selected=move || scenario.with(|s| s.filter.region_classes.is_empty())>{move || t(lang.get(), Label::All)}</option>
                     {classes.into_iter().map(|c| view! {
                         <option value=c.id() selected=move || scenario.with(|s| s.filter.region_classes == [c])>
-                            {move || words::region_class(lang.get(), c)}
+                            {move || model::region_class(lang.get(), c)}
                         </option>
                     }).collect_view()}
                 </select>
             </div>
             <div class="field">
-                <label for="filter-currency">{move || t(lang.get(), "currency")}</label>
+                <label for="filter-currency">{move || t(lang.get(), Label::Currency)}</label>
                 <select
                     id="filter-currency"
                     on:change=move |ev| {
@@ -251,14 +243,14 @@ fn Filters(
                         scenario.update(|s| s.filter.currencies = v.into_iter().collect());
                     }
                 >
-                    <option value="all" selected=move || scenario.with(|s| s.filter.currencies.is_empty())>{move || t(lang.get(), "all")}</option>
+                    <option value="all" selected=move || scenario.with(|s| s.filter.currencies.is_empty())>{move || t(lang.get(), Label::All)}</option>
                     {Currency::ALL.into_iter().map(|c| view! {
                         <option value=c.code() selected=move || scenario.with(|s| s.filter.currencies == [c])>{c.code()}</option>
                     }).collect_view()}
                 </select>
             </div>
             <div class="field">
-                <label for="sort">{move || t(lang.get(), "sort_by")}</label>
+                <label for="sort">{move || t(lang.get(), Label::SortBy)}</label>
                 <select
                     id="sort"
                     on:change=move |ev| {
@@ -270,10 +262,10 @@ fn Filters(
                         })
                     }
                 >
-                    <option value="price">{move || t(lang.get(), "sort_price")}</option>
-                    <option value="provider">{move || t(lang.get(), "sort_provider")}</option>
-                    <option value="vram">{move || t(lang.get(), "sort_vram")}</option>
-                    <option value="date">{move || t(lang.get(), "sort_date")}</option>
+                    <option value="price">{move || t(lang.get(), Label::SortPrice)}</option>
+                    <option value="provider">{move || t(lang.get(), Label::SortProvider)}</option>
+                    <option value="vram">{move || t(lang.get(), Label::SortVram)}</option>
+                    <option value="date">{move || t(lang.get(), Label::SortDate)}</option>
                 </select>
             </div>
         </div>
@@ -298,19 +290,12 @@ fn Discounts(lang: ReadSignal<Lang>, scenario: RwSignal<Scenario>) -> impl IntoV
     let provider = RwSignal::new(String::new());
     let current = move || {
         let p = provider.get();
-        scenario.with(|s| {
-            s.settings
-                .discounts
-                .iter()
-                .find(|d| d.provider == p)
-                .map(|d| d.factor)
-                .unwrap_or(Decimal::ONE)
-        })
+        scenario.with(|s| s.settings.discount(&p))
     };
     view! {
         <div class="discounts grid2">
             <div class="field">
-                <label for="discount-provider">{move || t(lang.get(), "provider")}</label>
+                <label for="discount-provider">{move || t(lang.get(), Label::Provider)}</label>
                 <select id="discount-provider" on:change=move |ev| provider.set(event_target_value(&ev))>
                     <option value="">"—"</option>
                     {move || providers.get().into_iter().map(|p| view! { <option value=p.clone()>{p.clone()}</option> }).collect_view()}
@@ -318,20 +303,14 @@ fn Discounts(lang: ReadSignal<Lang>, scenario: RwSignal<Scenario>) -> impl IntoV
             </div>
             <NumField
                 id="discount-factor"
-                label=Signal::derive(move || t(lang.get(), "discount").to_owned())
+                label=Signal::derive(move || t(lang.get(), Label::Discount).to_owned())
                 value=Signal::derive(move || Some(current()))
                 on_value=move |v| {
                     let p = provider.get_untracked();
                     if p.is_empty() {
                         return;
                     }
-                    let factor = v.unwrap_or(Decimal::ONE).clamp(Decimal::new(1, 2), Decimal::ONE);
-                    scenario.update(|s| {
-                        s.settings.discounts.retain(|d| d.provider != p);
-                        if factor < Decimal::ONE {
-                            s.settings.discounts.push(ProviderDiscount { provider: p.clone(), factor });
-                        }
-                    });
+                    scenario.update(|s| s.settings.set_discount(&p, v.unwrap_or(Decimal::ONE)));
                 }
                 max=Decimal::ONE
                 lang=lang
@@ -349,7 +328,7 @@ fn AddOffer(lang: ReadSignal<Lang>, scenario: RwSignal<Scenario>) -> impl IntoVi
     let currency = RwSignal::new(Currency::Cny);
     let price = RwSignal::new(Some(Decimal::new(18, 1)));
     let vram = RwSignal::new(Some(Decimal::from(24)));
-    let error = RwSignal::new(None::<(String, String)>);
+    let error = RwSignal::new(None::<FieldError>);
     let add = move |_| {
         let Some(p) = price.get_untracked() else {
             return;
@@ -375,14 +354,14 @@ fn AddOffer(lang: ReadSignal<Lang>, scenario: RwSignal<Scenario>) -> impl IntoVi
         });
     };
     view! {
-        <Disclosure id="add-offer-panel" class="add-offer" summary=Signal::derive(move || t(lang.get(), "add_offer").to_owned())>
+        <Disclosure id="add-offer-panel" class="add-offer" summary=Signal::derive(move || t(lang.get(), Label::AddOffer).to_owned())>
             <div class="grid2">
                 <div class="field">
-                    <label for="new-provider">{move || t(lang.get(), "provider")}</label>
+                    <label for="new-provider">{move || t(lang.get(), Label::Provider)}</label>
                     <input id="new-provider" type="text" prop:value=move || provider.get() on:input=move |ev| provider.set(event_target_value(&ev)) />
                 </div>
                 <div class="field">
-                    <label for="new-gpu">{move || t(lang.get(), "gpu")}</label>
+                    <label for="new-gpu">{move || t(lang.get(), Label::Gpu)}</label>
                     <select id="new-gpu" on:change=move |ev| gpu.set(event_target_value(&ev))>
                         {gpu_specs().iter().map(|g| {
                             let s = g.short.clone();
@@ -392,34 +371,39 @@ fn AddOffer(lang: ReadSignal<Lang>, scenario: RwSignal<Scenario>) -> impl IntoVi
                     </select>
                 </div>
                 <div class="field">
-                    <label for="new-tenancy">{move || t(lang.get(), "tenancy")}</label>
+                    <label for="new-tenancy">{move || t(lang.get(), Label::Tenancy)}</label>
                     <select id="new-tenancy" on:change=move |ev| if let Some(x) = Tenancy::from_id(&event_target_value(&ev)) { tenancy.set(x) }>
-                        {Tenancy::ALL.into_iter().map(|x| view! { <option value=x.id()>{move || words::tenancy(lang.get(), x)}</option> }).collect_view()}
+                        {Tenancy::ALL.into_iter().map(|x| view! { <option value=x.id()>{move || model::tenancy(lang.get(), x)}</option> }).collect_view()}
                     </select>
                 </div>
-                <NumField id="new-vram" label=Signal::derive(move || t(lang.get(), "vram").to_owned()) value=vram on_value=move |v| vram.set(v) max=Decimal::from(4096) lang=lang />
+                <NumField id="new-vram" label=Signal::derive(move || t(lang.get(), Label::Vram).to_owned()) value=vram on_value=move |v| vram.set(v) max=Decimal::from(4096) lang=lang />
                 <div class="field">
-                    <label for="new-billing">{move || t(lang.get(), "billing")}</label>
+                    <label for="new-billing">{move || t(lang.get(), Label::Billing)}</label>
                     <select id="new-billing" on:change=move |ev| if let Some(x) = BillingMode::from_id(&event_target_value(&ev)) { mode.set(x) }>
-                        {BillingMode::ALL.into_iter().map(|x| view! { <option value=x.id()>{move || words::billing(lang.get(), x)}</option> }).collect_view()}
+                        {BillingMode::ALL.into_iter().map(|x| view! { <option value=x.id()>{move || model::billing(lang.get(), x)}</option> }).collect_view()}
                     </select>
                 </div>
                 <NumField
                     id="new-price"
-                    label=Signal::derive(move || format!("{} ({}{})", t(lang.get(), "price"), currency.get().code(), words::price_unit(lang.get(), mode.get())))
+                    label=Signal::derive(move || format!("{} ({}{})", t(lang.get(), Label::Price), currency.get().code(), model::price_unit(lang.get(), mode.get())))
                     value=price
                     on_value=move |v| price.set(v)
                     max=Decimal::from(100_000_000)
                     lang=lang
                 />
                 <div class="field">
-                    <label for="new-currency">{move || t(lang.get(), "currency")}</label>
+                    <label for="new-currency">{move || t(lang.get(), Label::Currency)}</label>
                     <select id="new-currency" on:change=move |ev| if let Some(c) = Currency::from_code(&event_target_value(&ev)) { currency.set(c) }>
                         {Currency::ALL.into_iter().map(|c| view! { <option value=c.code()>{c.code()}</option> }).collect_view()}
                     </select>
                 </div>
             </div>
-            <button type="button" id="add-offer" on:click=add>{move || t(lang.get(), "add")}</button>
+            <button type="button" id="add-offer" on:click=add>{move || t(lang.get(), Label::Add)}</button>
+            {move || error.get().map(|e| view! {
+                <p class="field-error" id="add-offer-error" role="alert">
+                    {format!("{}: {}", t(lang.get(), Label::QuoteRefused), errors::field_error(lang.get(), &e))}
+                </p>
+            })}
         </Disclosure>
     }
 }

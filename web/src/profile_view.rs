@@ -20,9 +20,9 @@ use std::sync::Arc;
 use wasm_bindgen::JsCast;
 use wasm_bindgen_futures::JsFuture;
 
+use crate::fields::HeaderRow;
 use crate::format::{number, percent};
-use crate::i18n::{self, Lang};
-use crate::words::t;
+use crate::vocab::{Label, Lang, errors, model, pick, t};
 
 /// Profiles are a few kilobytes; refuse anything absurd before reading it into memory.
 const MAX_PROFILE_BYTES: f64 = 16.0 * 1024.0 * 1024.0;
@@ -105,7 +105,6 @@ fn files_of(list: Option<web_sys::FileList>) -> Vec<web_sys::File> {
 pub fn ProfileViewer(lang: ReadSignal<Lang>, scenario: RwSignal<Scenario>) -> impl IntoView {
     let panel = RwSignal::new(None::<ViewFn>);
     let failed = RwSignal::new(false);
-    let t_ = move || lang.get().texts();
 
     let open = move |files: Vec<web_sys::File>| {
         if files.is_empty() {
@@ -142,9 +141,9 @@ pub fn ProfileViewer(lang: ReadSignal<Lang>, scenario: RwSignal<Scenario>) -> im
 
     view! {
         <section aria-labelledby="profile-heading" class="card wide">
-            <h2 id="profile-heading">{move || t_().profile_heading}</h2>
+            <h2 id="profile-heading">{move || t(lang.get(), Label::ProfileHeading)}</h2>
             <div class="field dropzone" on:dragover=move |ev: leptos::ev::DragEvent| ev.prevent_default() on:drop=on_drop>
-                <label for="profile-file">{move || t_().profile_label}</label>
+                <label for="profile-file">{move || t(lang.get(), Label::OpenProfile)}</label>
                 <input
                     id="profile-file"
                     type="file"
@@ -153,9 +152,9 @@ pub fn ProfileViewer(lang: ReadSignal<Lang>, scenario: RwSignal<Scenario>) -> im
                     aria-describedby="profile-hint"
                     on:change=on_change
                 />
-                <span class="hint" id="profile-hint">{move || t_().profile_hint}</span>
+                <span class="hint" id="profile-hint">{move || t(lang.get(), Label::ProfileHint)}</span>
             </div>
-            {move || failed.get().then(|| view! { <p class="field-error" role="alert">{move || t(lang.get(), "chunk_failed")}</p> })}
+            {move || failed.get().then(|| view! { <p class="field-error" role="alert">{move || t(lang.get(), Label::ChunkFailed)}</p> })}
             {move || panel.get().map(|view| view.run())}
         </section>
     }
@@ -205,10 +204,10 @@ fn loaded_view(lang: ReadSignal<Lang>, scenario: RwSignal<Scenario>, loaded: Loa
                     .into_iter()
                     .map(|(name, err)| {
                         let message = match &err {
-                            LoadError::TooLarge => lang.texts().file_too_large.to_owned(),
-                            LoadError::Unreadable => lang.texts().file_unreadable.to_owned(),
-                            LoadError::Duplicate => t(lang, "duplicate_profile").to_owned(),
-                            LoadError::Profile(e) => i18n::profile_error(lang, e),
+                            LoadError::TooLarge => t(lang, Label::FileTooLarge).to_owned(),
+                            LoadError::Unreadable => t(lang, Label::FileUnreadable).to_owned(),
+                            LoadError::Duplicate => t(lang, Label::DuplicateProfile).to_owned(),
+                            LoadError::Profile(e) => errors::profile_error(lang, e),
                         };
                         view! { <p class="field-error" id="profile-error" role="alert">{format!("{name}: {message}")}</p> }
                     })
@@ -239,19 +238,14 @@ fn Compare(
     scenario: RwSignal<Scenario>,
 ) -> impl IntoView {
     view! {
-        <h3>{move || t(lang.get(), "compare")}</h3>
+        <h3>{move || t(lang.get(), Label::Compare)}</h3>
         <div class="table-wrap">
             <table id="profile-compare">
                 <thead>
-                    <tr>
-                        <th scope="col">{move || t(lang.get(), "machine")}</th>
-                        <th scope="col">{move || t(lang.get(), "gpu_vram")}</th>
-                        <th scope="col">{move || t(lang.get(), "pcie_link")}</th>
-                        <th scope="col">{move || t(lang.get(), "disk")}</th>
-                        <th scope="col">{move || t(lang.get(), "network")}</th>
-                        <th scope="col">{move || t(lang.get(), "verdicts")}</th>
-                        <th scope="col">{move || t(lang.get(), "use_measured")}</th>
-                    </tr>
+                    <HeaderRow lang=lang labels=&[
+                        Label::Machine, Label::GpuVram, Label::PcieLink, Label::Disk, Label::Network,
+                        Label::Verdicts, Label::UseMeasured,
+                    ] />
                 </thead>
                 <tbody>
                     {move || machines.get().into_iter().map(|m| {
@@ -281,15 +275,16 @@ fn Compare(
                         let verdicts = m.verdicts.iter().map(|v| {
                             let evidence = v.evidence.iter().map(|e| format!("{}={}", e.key, e.value)).collect::<Vec<_>>().join(", ");
                             view! {
-                                <li class=level_class(v.level) data-kind=v.kind.id().to_owned() data-finding=v.finding.clone()>
+                                <li class=level_class(v.level) data-kind=v.kind.id().to_owned() data-finding=v.finding.id()>
                                     <strong>{
-                                        let (kind, found) = (v.kind, v.finding.clone());
-                                        move || format!("{}: {}", crate::words::verdict_kind(lang.get(), kind), crate::words::finding(lang.get(), &found))
+                                        let (kind, found) = (v.kind, v.finding);
+                                        move || format!("{}: {}", model::verdict_kind(lang.get(), kind), model::finding(lang.get(), found))
                                     }</strong>
                                     <span class="muted">{
                                         let level = v.level;
-                                        move || format!(" ({}) {evidence}", crate::words::verdict_level(lang.get(), level))
+                                        move || format!(" ({}) ", model::verdict_level(lang.get(), level))
                                     }</span>
+                                    <span class="muted evidence" translate="no">{evidence}</span>
                                 </li>
                             }
                         }).collect_view();
@@ -299,15 +294,16 @@ fn Compare(
                         view! {
                             <tr data-file=file.clone()>
                                 <th scope="row">
-                                    {file.clone()}<br />
+                                    <span translate="no">{file.clone()}</span><br />
+                                    <span class="muted" translate="no">{m.profile.host.cpu_model.clone()}</span>
                                     <span class="muted">{
-                                        let (cpu, cores) = (m.profile.host.cpu_model.clone(), m.profile.host.logical_cores);
+                                        let cores = m.profile.host.logical_cores;
                                         move || match lang.get() {
-                                            Lang::En => format!("{cpu} · {cores} cores"),
-                                            Lang::Zh => format!("{cpu} · {cores} 核"),
+                                            Lang::En => format!(" · {cores} cores"),
+                                            Lang::Zh => format!(" · {cores} 核"),
                                         }
                                     }</span><br />
-                                    <button type="button" class="link" aria-label=move || format!("{} {file_label}", t(lang.get(), "remove")) on:click=move |_| machines.update(|v| v.retain(|x| x.key != key))>"×"</button>
+                                    <button type="button" class="link" aria-label=move || format!("{} {file_label}", t(lang.get(), Label::Remove)) on:click=move |_| machines.update(|v| v.retain(|x| x.key != key))>"×"</button>
                                 </th>
                                 <td class="gpu-cell">{move || gpu_cell(lang.get(), &gpus, &unavailable)}</td>
                                 <td class="pcie-cell">{move || pcie_cell(lang.get(), &links)}</td>
@@ -321,18 +317,18 @@ fn Compare(
                                             let lang = lang.get();
                                             targets.iter().map(|f| {
                                                 let class = match f.tenancy {
-                                                    Some(kind) => crate::words::tenancy(lang, kind),
-                                                    None => t(lang, if f.shared { "shared" } else { "dedicated" }),
+                                                    Some(kind) => model::tenancy(lang, kind),
+                                                    None => t(lang, if f.shared { Label::Shared } else { Label::Dedicated }),
                                                 };
                                                 format!("{} · {class}", f.gpu)
                                             }).collect::<Vec<_>>().join("; ")
                                         };
                                         view! {
-                                            <input type="checkbox" class="use-measured" aria-label=move || t(lang.get(), "use_measured") prop:checked=checked on:change=toggle />
+                                            <input type="checkbox" class="use-measured" aria-label=move || t(lang.get(), Label::UseMeasured) prop:checked=checked on:change=toggle />
                                             <br /><span class="muted applies-to">{applies_to}</span>
                                         }.into_any()
                                     } else {
-                                        view! { <span class="muted">{move || t(lang.get(), "no_benchmark")}</span> }.into_any()
+                                        view! { <span class="muted">{move || t(lang.get(), Label::NoBenchmark)}</span> }.into_any()
                                     }}
                                 </td>
                             </tr>
@@ -349,7 +345,8 @@ fn Compare(
 /// Each GPU with its visible against nominal memory; the reason when there are none.
 fn gpu_cell(lang: Lang, gpus: &[GpuFigures], unavailable: &str) -> AnyView {
     if gpus.is_empty() {
-        return view! { <span class="muted">{unavailable.to_owned()}</span> }.into_any();
+        return view! { <span class="muted" translate="no">{unavailable.to_owned()}</span> }
+            .into_any();
     }
     gpus.iter()
         .map(|g| {
@@ -372,7 +369,7 @@ fn gpu_cell(lang: Lang, gpus: &[GpuFigures], unavailable: &str) -> AnyView {
             let slice = g.below_whole_card();
             view! {
                 <div class="gpu" data-visible-share=g.visible_share().map(|s| format!("{s:.3}"))>
-                    {format!("#{} {}", g.index, g.name)}<br />
+                    <span translate="no">{format!("#{} {}", g.index, g.name)}</span><br />
                     <span class=if slice { "warn" } else { "muted" }>{memory}</span>
                 </div>
             }
@@ -443,7 +440,11 @@ fn network_cell(lang: Lang, network: Option<NetworkFigures>) -> AnyView {
         (up, rate(n.upload_mbit_s)),
         (down, rate(n.download_mbit_s)),
         ("HTTP", rate(n.http_mbit_s)),
-        (rtt, n.rtt_ms.map(|v| format!("{} ms", number(v, 2)))),
+        (
+            rtt,
+            n.rtt_ms
+                .map(|v| format!("{} {}", number(v, 2), pick(lang, "ms", "毫秒"))),
+        ),
     ];
     list(&items)
 }
@@ -461,7 +462,7 @@ fn list(items: &[(&'static str, Option<String>)]) -> AnyView {
 }
 
 fn not_measured(lang: Lang) -> AnyView {
-    view! { <span class="muted not-measured">{t(lang, "not_measured")}</span> }.into_any()
+    view! { <span class="muted not-measured">{t(lang, Label::NotMeasured)}</span> }.into_any()
 }
 
 /// A whole number with thousands separators.
@@ -480,9 +481,10 @@ fn spread_chart(lang: Lang, machines: &[Arc<Machine>]) -> Option<AnyView> {
             })
         })
         .collect();
-    box_chart("spread-chart", t(lang, "step_spread"), rows, |s| {
+    let ms = pick(lang, "ms", "毫秒");
+    box_chart("spread-chart", t(lang, Label::StepSpread), rows, |s| {
         format!(
-            "P50 {:.2} / P99 {:.2} ms (×{:.2})",
+            "P50 {:.2} / P99 {:.2} {ms} (×{:.2})",
             s.p50,
             s.p99,
             s.tail_ratio().unwrap_or(1.0)
@@ -501,7 +503,7 @@ fn utilisation_chart(lang: Lang, machines: &[Arc<Machine>]) -> Option<AnyView> {
             })
         })
         .collect();
-    box_chart("util-chart", t(lang, "util_spread"), rows, |s| {
+    box_chart("util-chart", t(lang, Label::UtilSpread), rows, |s| {
         format!("P50 {:.0} / P95 {:.0} / P99 {:.0} %", s.p50, s.p95, s.p99)
     })
 }
@@ -552,11 +554,10 @@ fn box_chart(
 }
 
 fn summary(lang: Lang, file_name: &str, profile: &Profile) -> impl IntoView + use<> {
-    let t = lang.texts();
     let host = &profile.host;
     let gpus = if profile.gpus.is_empty() {
         let why = profile.gpus_unavailable.clone().unwrap_or_default();
-        view! { <p id="profile-gpus" class="note">{format!("{} ({why})", t.no_gpus)}</p> }
+        view! { <p id="profile-gpus" class="note">{t(lang, Label::NoGpus)}" ("<span translate="no">{why}</span>")"</p> }
             .into_any()
     } else {
         let items = profile
@@ -567,7 +568,7 @@ fn summary(lang: Lang, file_name: &str, profile: &Profile) -> impl IntoView + us
                     .memory_total_gib()
                     .map(|m| format!(" — {m} GiB"))
                     .unwrap_or_default();
-                view! { <li>{format!("#{} {}{}", g.index, g.name, memory)}</li> }
+                view! { <li translate="no">{format!("#{} {}{}", g.index, g.name, memory)}</li> }
             })
             .collect_view();
         view! { <ul id="profile-gpus" class="gpus">{items}</ul> }.into_any()
@@ -583,23 +584,23 @@ fn summary(lang: Lang, file_name: &str, profile: &Profile) -> impl IntoView + us
         .map(|(v, cuda)| format!("{v} (CUDA {cuda})"));
     view! {
         <dl class="facts" id="profile-summary">
-            <dt>{t.profile_file}</dt>
-            <dd>{file_name.to_owned()}</dd>
-            <dt>{t.cpu_model}</dt>
-            <dd id="profile-cpu">{host.cpu_model.clone()}</dd>
-            <dt>{t.logical_cores}</dt>
+            <dt>{t(lang, Label::ProfileFile)}</dt>
+            <dd translate="no">{file_name.to_owned()}</dd>
+            <dt>{t(lang, Label::CpuModel)}</dt>
+            <dd id="profile-cpu" translate="no">{host.cpu_model.clone()}</dd>
+            <dt>{t(lang, Label::LogicalCores)}</dt>
             <dd id="profile-cores">{host.logical_cores}</dd>
-            <dt>{t.ram}</dt>
+            <dt>{t(lang, Label::Ram)}</dt>
             <dd id="profile-ram">{format!("{} GiB", group_thousands(&host.total_ram_gib().to_string()))}</dd>
-            <dt>{t.os}</dt>
-            <dd>{host.os.clone()}</dd>
-            <dt>{t.kernel}</dt>
-            <dd>{host.kernel.clone()}</dd>
-            <dt>{t.probed_at}</dt>
+            <dt>{t(lang, Label::Os)}</dt>
+            <dd translate="no">{host.os.clone()}</dd>
+            <dt>{t(lang, Label::Kernel)}</dt>
+            <dd translate="no">{host.kernel.clone()}</dd>
+            <dt>{t(lang, Label::ProbedAt)}</dt>
             <dd>{profile.created_at.clone()}</dd>
-            <dt>{t.driver}</dt>
-            <dd>{driver.unwrap_or_else(|| "—".to_owned())}</dd>
-            <dt>{t.gpus}</dt>
+            <dt>{t(lang, Label::Driver)}</dt>
+            <dd translate="no">{driver.unwrap_or_else(|| "—".to_owned())}</dd>
+            <dt>{t(lang, Label::ProfileGpus)}</dt>
             <dd>{gpus}</dd>
         </dl>
     }

@@ -5,7 +5,7 @@ use gpufare_core::offers::billing::seconds_as_hours;
 use gpufare_core::{Currency, Granularity, PayAsYouGoForm};
 use leptos::prelude::*;
 
-use crate::i18n::{self, Lang};
+use crate::vocab::{Label, Lang, errors, model, t};
 
 /// The calculator card, in a chunk of the site fetched when its panel is first opened.
 #[component]
@@ -33,33 +33,32 @@ fn rent_body(lang: ReadSignal<Lang>) -> impl IntoView {
         Signal::derive(move || {
             outcome.with(|o| {
                 o.error_for(field)
-                    .map(|e| i18n::billing_error(lang.get(), e))
+                    .map(|e| errors::billing_error(lang.get(), e))
             })
         })
     };
-    let t = move || lang.get().texts();
 
     view! {
         <section aria-labelledby="rent-heading">
-            <h2 id="rent-heading">{move || t().rent_heading}</h2>
+            <h2 id="rent-heading">{move || t(lang.get(), Label::RentHeading)}</h2>
             <TextField
                 id="hours"
-                label=Signal::derive(move || t().hours_label)
-                hint=Signal::derive(move || t().hours_hint)
+                label=Signal::derive(move || t(lang.get(), Label::RunLength))
+                hint=Signal::derive(move || t(lang.get(), Label::HoursHint))
                 value=Signal::derive(move || form.with(|f| f.hours.clone()))
                 on_input=move |v| form.update(|f| f.hours = v)
                 error=error_text("hours")
             />
             <TextField
                 id="price"
-                label=Signal::derive(move || t().price_label)
+                label=Signal::derive(move || t(lang.get(), Label::PricePerHour))
                 hint=Signal::derive(move || "")
                 value=Signal::derive(move || form.with(|f| f.price_per_hour.clone()))
                 on_input=move |v| form.update(|f| f.price_per_hour = v)
                 error=error_text("price")
             />
             <div class="field">
-                <label for="currency">{move || t().currency_label}</label>
+                <label for="currency">{move || t(lang.get(), Label::PriceCurrency)}</label>
                 <select
                     id="currency"
                     on:change=move |ev| {
@@ -81,7 +80,7 @@ fn rent_body(lang: ReadSignal<Lang>) -> impl IntoView {
                 </select>
             </div>
             <div class="field">
-                <label for="granularity">{move || t().granularity_label}</label>
+                <label for="granularity">{move || t(lang.get(), Label::BillingGranularity)}</label>
                 <select
                     id="granularity"
                     on:change=move |ev| {
@@ -95,7 +94,7 @@ fn rent_body(lang: ReadSignal<Lang>) -> impl IntoView {
                         .map(|g| {
                             view! {
                                 <option value=g.id() selected=move || form.with(|f| f.granularity == g)>
-                                    {move || i18n::granularity_name(lang.get(), g)}
+                                    {move || model::granularity_name(lang.get(), g)}
                                 </option>
                             }
                         })
@@ -104,8 +103,8 @@ fn rent_body(lang: ReadSignal<Lang>) -> impl IntoView {
             </div>
             <TextField
                 id="minimum"
-                label=Signal::derive(move || t().minimum_label)
-                hint=Signal::derive(move || t().minimum_hint)
+                label=Signal::derive(move || t(lang.get(), Label::MinimumBilled))
+                hint=Signal::derive(move || t(lang.get(), Label::MinimumHint))
                 value=Signal::derive(move || form.with(|f| f.minimum_minutes.clone()))
                 on_input=move |v| form.update(|f| f.minimum_minutes = v)
                 error=error_text("minimum")
@@ -114,14 +113,14 @@ fn rent_body(lang: ReadSignal<Lang>) -> impl IntoView {
                 {move || match outcome.get().quote {
                     Some(q) => {
                         view! {
-                            <p class="result-detail">{t().rent_label}</p>
+                            <p class="result-detail">{t(lang.get(), Label::RentFigure)}</p>
                             <p class="result" id="rent" data-amount=q.rent.plain()>
                                 {q.rent.display()}
                             </p>
                             <p class="result-detail" id="billed">
                                 {format!(
                                     "{}: {} s ≈ {} h",
-                                    t().billed_label,
+                                    t(lang.get(), Label::BilledTime),
                                     group_thousands(&q.billed_seconds.to_string()),
                                     seconds_as_hours(q.billed_seconds),
                                 )}
@@ -129,7 +128,7 @@ fn rent_body(lang: ReadSignal<Lang>) -> impl IntoView {
                         }
                             .into_any()
                     }
-                    None => view! { <p class="note" id="rent-unavailable">{t().rent_unavailable}</p> }.into_any(),
+                    None => view! { <p class="note" id="rent-unavailable">{t(lang.get(), Label::RentUnavailable)}</p> }.into_any(),
                 }}
             </div>
         </section>

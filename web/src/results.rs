@@ -3,18 +3,18 @@
 //! from `gpufare_core::plan`; this module only lays it out.
 
 use gpufare_core::offers::default::default_catalog;
-use gpufare_core::plan::PlanResult;
+use gpufare_core::plan::breakeven::Payoff;
 use gpufare_core::plan::option::OptionResult;
 use gpufare_core::plan::reason::Reason;
 use gpufare_core::plan::security::{checklist, required_controls};
+use gpufare_core::plan::{PlanError, PlanResult};
 use gpufare_core::scenario::document::Scenario;
 use leptos::prelude::*;
 
 use crate::charts::{BreakEvenChart, CostBars, TimeRanges};
 use crate::fields::Disclosure;
 use crate::format;
-use crate::i18n::Lang;
-use crate::words::{self, t};
+use crate::vocab::{Label, Lang, errors, model, reasons, t};
 
 /// How many feasible options the ranking and the charts show.
 const SHOWN: usize = 12;
@@ -28,8 +28,8 @@ fn offer_title(lang: Lang, o: &OptionResult) -> String {
         o.provider,
         o.gpu_count,
         o.gpu,
-        words::tenancy(lang, o.tenancy),
-        words::billing(lang, o.billing_mode)
+        model::tenancy(lang, o.tenancy),
+        model::billing(lang, o.billing_mode)
     )
 }
 
@@ -38,7 +38,7 @@ fn reason_list(lang: Lang, reasons: &[Reason], class: &'static str) -> impl Into
         .iter()
         .map(|r| {
             let rule = r.rule.id().to_owned();
-            view! { <li data-rule=rule>{words::reason(lang, r)}</li> }
+            view! { <li data-rule=rule>{reasons::reason(lang, r)}</li> }
         })
         .collect_view();
     view! { <ul class=class>{items}</ul> }
@@ -49,16 +49,16 @@ fn reason_list(lang: Lang, reasons: &[Reason], class: &'static str) -> impl Into
 pub fn Results(
     lang: ReadSignal<Lang>,
     scenario: RwSignal<Scenario>,
-    plan: Memo<Result<PlanResult, String>>,
+    plan: Memo<Result<PlanResult, PlanError>>,
 ) -> impl IntoView {
     view! {
         <section aria-labelledby="results-heading" class="card wide results" aria-live="polite">
-            <h2 id="results-heading">{move || t(lang.get(), "results")}</h2>
+            <h2 id="results-heading">{move || t(lang.get(), Label::Results)}</h2>
             {move || {
                 let lang = lang.get();
                 match plan.get() {
-                    Err(message) => view! {
-                        <p class="field-error" id="plan-error" role="alert">{format!("{}: {message}", t(lang, "plan_error"))}</p>
+                    Err(e) => view! {
+                        <p class="field-error" id="plan-error" role="alert">{format!("{}: {}", t(lang, Label::PlanError), errors::plan_error(lang, &e))}</p>
                     }.into_any(),
                     Ok(result) => view! {
                         <Decision lang=lang result=result.clone() />
@@ -86,13 +86,13 @@ fn Decision(lang: Lang, result: PlanResult) -> impl IntoView {
     let choice_id = d.choice.id().to_owned();
     view! {
         <div class="decision" id="decision" data-choice=choice_id>
-            <p class="choice" id="choice">{words::choice(lang, d.choice)}</p>
+            <p class="choice" id="choice">{model::choice(lang, d.choice)}</p>
             {recommended.map(|o| view! {
                 <p id="recommended" data-offer=o.offer_id.clone()>
-                    <strong>{t(lang, "recommended")}": "</strong>
+                    <strong>{t(lang, Label::Recommended)}": "</strong>
                     {offer_title(lang, &o)}
                     " — "
-                    <span class="total">{format::money(lang, &o.total_expected)}</span>
+                    <span class="total">{format::money(lang, &o.costs.total_expected)}</span>
                     {format!(", {}", format::hours(lang, o.hours_expected))}
                 </p>
             })}
@@ -121,7 +121,7 @@ fn Ranking(lang: Lang, result: PlanResult) -> impl IntoView {
         .enumerate()
         .map(|(i, o)| {
             let fit = o.vram_fit.id().to_owned();
-            let flags = o.flags.iter().map(|r| words::reason(lang, r)).collect::<Vec<_>>().join("\n");
+            let flags = o.flags.iter().map(|r| reasons::reason(lang, r)).collect::<Vec<_>>().join("\n");
             let has_flags = !o.flags.is_empty();
             view! {
                 <tr data-offer=o.offer_id.clone()>
@@ -135,16 +135,16 @@ fn Ranking(lang: Lang, result: PlanResult) -> impl IntoView {
                                 "×{:.2} · P99 ×{:.2} ({})",
                                 o.slowdown.median,
                                 o.slowdown.p99,
-                                words::source(lang, o.slowdown.source),
+                                model::source(lang, o.slowdown.source),
                             )}
-                            {o.deadline_miss_probability.map(|p| format!(" · {} {}", t(lang, "miss_prob"), format::percent(p)))}
-                            {o.io_hours_per_run.map(|h| format!(" · {} +{}", t(lang, "io_measured"), format::hours(lang, h)))}
+                            {o.deadline_miss_probability.map(|p| format!(" · {} {}", t(lang, Label::MissProb), format::percent(p)))}
+                            {o.io_hours_per_run.map(|h| format!(" · {} +{}", t(lang, Label::IoMeasured), format::hours(lang, h)))}
                         </span>
                     </td>
-                    <td><span class=format!("badge fit-{fit}")>{words::vram_fit(lang, o.vram_fit)}</span></td>
+                    <td><span class=format!("badge fit-{fit}")>{model::vram_fit(lang, o.vram_fit)}</span></td>
                     <td>{format!("{} / {}", format::hours(lang, o.hours_expected), format::hours(lang, o.hours_p90))}</td>
-                    <td class="num total">{format::money(lang, &o.total_expected)}</td>
-                    <td class="num">{format::money(lang, &o.total_p90)}</td>
+                    <td class="num total">{format::money(lang, &o.costs.total_expected)}</td>
+                    <td class="num">{format::money(lang, &o.costs.total_p90)}</td>
                 </tr>
             }
         })
@@ -166,26 +166,26 @@ fn Ranking(lang: Lang, result: PlanResult) -> impl IntoView {
     };
     let n_shown = feasible.len();
     view! {
-        <h3>{t(lang, "ranking")}</h3>
+        <h3>{t(lang, Label::Ranking)}</h3>
         <div class="table-wrap">
             <table id="ranking">
                 <thead>
                     <tr>
-                        <th scope="col">{t(lang, "rank")}</th>
-                        <th scope="col">{t(lang, "offer")}</th>
-                        <th scope="col">{t(lang, "vram_col")}</th>
-                        <th scope="col">{t(lang, "hours_col")}</th>
-                        <th scope="col">{t(lang, "total")}</th>
-                        <th scope="col">{t(lang, "total_p90")}</th>
+                        <th scope="col">{t(lang, Label::Rank)}</th>
+                        <th scope="col">{t(lang, Label::Offer)}</th>
+                        <th scope="col">{t(lang, Label::VramCol)}</th>
+                        <th scope="col">{t(lang, Label::HoursCol)}</th>
+                        <th scope="col">{t(lang, Label::Total)}</th>
+                        <th scope="col">{t(lang, Label::TotalP90)}</th>
                     </tr>
                 </thead>
                 <tbody>{rows}</tbody>
             </table>
         </div>
         <p class="print-only hint" id="print-top">
-            {format!("{} {PRINTED} / {n_shown}; {}", t(lang, "print_top"), t(lang, "print_rest"))}
+            {format!("{} {PRINTED} / {n_shown}; {}", t(lang, Label::PrintTop), t(lang, Label::PrintRest))}
         </p>
-        <Disclosure id="infeasible" summary=format!("{} ({n_blocked})", t(lang, "infeasible"))>
+        <Disclosure id="infeasible" summary=format!("{} ({n_blocked})", t(lang, Label::Infeasible))>
             <ul class="blocked">{blocked()}</ul>
         </Disclosure>
     }
@@ -203,9 +203,9 @@ fn Charts(lang: Lang, result: PlanResult) -> impl IntoView {
     (!top.is_empty()).then(|| {
         view! {
             <div class="charts no-print">
-                <h3>{t(lang, "breakdown")}</h3>
+                <h3>{t(lang, Label::Breakdown)}</h3>
                 <CostBars lang=lang options=top.clone() />
-                <h3>{t(lang, "time_distribution")}</h3>
+                <h3>{t(lang, Label::TimeDistribution)}</h3>
                 <TimeRanges lang=lang options=top />
             </div>
         }
@@ -222,19 +222,19 @@ fn Hybrid(lang: Lang, result: PlanResult) -> impl IntoView {
                 let offer = p.offer_id.as_ref().and_then(|id| result.options.iter().find(|o| &o.offer_id == id));
                 view! {
                     <tr>
-                        <td>{words::phase(lang, p.phase)}</td>
-                        <td>{offer.map(|o| offer_title(lang, o)).unwrap_or_else(|| t(lang, "none").to_owned())}</td>
+                        <td>{model::phase(lang, p.phase)}</td>
+                        <td>{offer.map(|o| offer_title(lang, o)).unwrap_or_else(|| t(lang, Label::None).to_owned())}</td>
                         <td class="num">{format::money(lang, &p.cost)}</td>
                     </tr>
                 }
             })
             .collect_view();
         view! {
-            <h3>{t(lang, "hybrid")}</h3>
+            <h3>{t(lang, Label::Hybrid)}</h3>
             <table id="hybrid">
-                <thead><tr><th scope="col">{t(lang, "phase")}</th><th scope="col">{t(lang, "offer")}</th><th scope="col">{t(lang, "cost")}</th></tr></thead>
+                <thead><tr><th scope="col">{t(lang, Label::Phase)}</th><th scope="col">{t(lang, Label::Offer)}</th><th scope="col">{t(lang, Label::Cost)}</th></tr></thead>
                 <tbody>{rows}</tbody>
-                <tfoot><tr><th scope="row" colspan="2">{t(lang, "total")}</th><td class="num">{format::money(lang, &h.total)}</td></tr></tfoot>
+                <tfoot><tr><th scope="row" colspan="2">{t(lang, Label::Total)}</th><td class="num">{format::money(lang, &h.total)}</td></tr></tfoot>
             </table>
         }
     })
@@ -250,35 +250,71 @@ fn BreakEven(lang: Lang, result: PlanResult) -> impl IntoView {
             .options
             .iter()
             .find(|o| o.offer_id == id)
-            .map(|o| format!("{} {}", o.provider, words::billing(lang, o.billing_mode)))
+            .map(|o| format!("{} {}", o.provider, model::billing(lang, o.billing_mode)))
     };
-    let monthly = b.monthly_vs_pay_as_you_go.map(|m| {
-        let title = format!("{} {} {} ({})", t(lang, "monthly_vs_payg"), format::number(m.break_even, 0), t(lang, "hours_per_month"), m.gpu);
+    // Each figure read against its range: a month has 730 hours, a year 12 months.
+    let reading = |payoff: Payoff,
+                   x: f64,
+                   beats: Label,
+                   always: Label,
+                   never: Label,
+                   unit: Label,
+                   digits: usize| {
+        let value = format!("{} {}", format::number(x, digits), t(lang, unit));
+        match payoff {
+            Payoff::From(_) => format!("{} {value}", t(lang, beats)),
+            Payoff::Always => t(lang, always).to_owned(),
+            Payoff::Never => format!("{} {value}", t(lang, never)),
+        }
+    };
+    let monthly_payoff = b.monthly_payoff();
+    let yearly_payoff = b.yearly_payoff();
+    let run_payoff = b.run_length_payoff();
+    let monthly = b.monthly_vs_pay_as_you_go.zip(monthly_payoff).map(|(m, p)| {
+        let title = format!(
+            "{} ({})",
+            reading(p, m.break_even, Label::MonthlyVsPayg, Label::MonthlyAlways, Label::MonthlyNever, Label::HoursPerMonth, 0),
+            m.gpu
+        );
         view! {
-            <li id="breakeven-monthly">{title.clone()}</li>
+            <li id="breakeven-monthly" data-payoff=payoff_id(p)>{title.clone()}</li>
             <BreakEvenChart lang=lang id="chart-monthly" title=title points=m.points
+                x_title=t(lang, Label::ChartHoursPerMonth)
                 a_label=find(&m.short_offer).unwrap_or(m.short_offer.clone()) b_label=find(&m.long_offer).unwrap_or(m.long_offer.clone()) log_x=false />
         }
     });
-    let yearly = b.yearly_vs_monthly.map(|m| view! {
-        <li id="breakeven-yearly">{format!("{} {} {} ({})", t(lang, "yearly_vs_monthly"), format::number(m.break_even, 1), t(lang, "months_per_year"), m.gpu)}</li>
+    let yearly = b.yearly_vs_monthly.zip(yearly_payoff).map(|(m, p)| view! {
+        <li id="breakeven-yearly" data-payoff=payoff_id(p)>{format!(
+            "{} ({})",
+            reading(p, m.break_even, Label::YearlyVsMonthly, Label::YearlyAlways, Label::YearlyNever, Label::MonthsPerYear, 1),
+            m.gpu
+        )}</li>
     });
-    let run = b.dedicated_vs_shared.map(|r| {
-        let at = match r.work_hours {
-            Some(h) if h <= 0.0 => t(lang, "always").to_owned(),
-            Some(h) => format::hours(lang, h),
-            None => t(lang, "never_in_range").to_owned(),
+    let run = b.dedicated_vs_shared.zip(run_payoff).map(|(r, p)| {
+        let title = match p {
+            Payoff::From(h) => format!("{} {}", t(lang, Label::DedicatedVsShared), format::hours(lang, h)),
+            Payoff::Always => t(lang, Label::DedicatedAlways).to_owned(),
+            Payoff::Never => t(lang, Label::DedicatedNever).to_owned(),
         };
-        let title = format!("{} {at}", t(lang, "dedicated_vs_shared"));
         view! {
-            <li id="breakeven-run">{title.clone()}</li>
+            <li id="breakeven-run" data-payoff=payoff_id(p)>{title.clone()}</li>
             <BreakEvenChart lang=lang id="chart-run" title=title points=r.points
-                a_label=t(lang, "shared").to_owned() b_label=t(lang, "dedicated").to_owned() log_x=true />
+                x_title=t(lang, Label::ChartWorkHours)
+                a_label=t(lang, Label::Shared).to_owned() b_label=t(lang, Label::Dedicated).to_owned() log_x=true />
         }
     });
     view! {
-        <h3>{t(lang, "break_even")}</h3>
+        <h3>{t(lang, Label::BreakEven)}</h3>
         <ul class="break-even">{monthly}{yearly}{run}</ul>
+    }
+}
+
+/// How a break-even figure reads, for the page and its tests: `from`, `always` or `never`.
+fn payoff_id(p: Payoff) -> &'static str {
+    match p {
+        Payoff::From(_) => "from",
+        Payoff::Always => "always",
+        Payoff::Never => "never",
     }
 }
 
@@ -309,15 +345,15 @@ fn Security(lang: Lang, result: PlanResult, scenario: RwSignal<Scenario>) -> imp
         .map(|(c, ok)| {
             view! {
                 <li class=if ok { "ok" } else { "missing" }>
-                    {format!("{} — {}", words::control(lang, c), t(lang, if ok { "has" } else { "lacks" }))}
+                    {format!("{} — {}", model::control(lang, c), t(lang, if ok { Label::Has } else { Label::Lacks }))}
                 </li>
             }
         })
         .collect_view();
     view! {
-        <h3>{format!("{} ({})", t(lang, "security"), words::sensitivity(lang, level))}</h3>
+        <h3>{format!("{} ({})", t(lang, Label::Security), model::sensitivity(lang, level))}</h3>
         {if empty {
-            view! { <p id="security">{t(lang, "security_none")}</p> }.into_any()
+            view! { <p id="security">{t(lang, Label::SecurityNone)}</p> }.into_any()
         } else {
             view! { <ul id="security" class="checklist">{items}</ul> }.into_any()
         }}
@@ -329,14 +365,21 @@ fn Assumptions(lang: Lang, result: PlanResult) -> impl IntoView {
     let items = result
         .assumptions
         .iter()
-        .map(|a| view! { <li><code>{a.id.clone()}</code>{format!(" = {}", a.value)}<span class="source">{format!(" — {}", a.source)}</span></li> })
+        .map(|a| {
+            let (name, value, source) = model::assumption(lang, a);
+            view! {
+                <li data-id=a.id.clone()>
+                    {name}" = "<span translate="no">{value}</span><span class="source">{format!(" — {source}")}</span>
+                </li>
+            }
+        })
         .collect_view();
     let dates = result.price_dates.join(", ");
     view! {
         <details id="assumptions">
-            <summary>{t(lang, "assumptions")}</summary>
+            <summary>{t(lang, Label::Assumptions)}</summary>
             <ul>{items}</ul>
-            <p class="hint" id="price-dates">{format!("{}: {dates}", t(lang, "as_of"))}</p>
+            <p class="hint" id="price-dates">{format!("{}: ", t(lang, Label::AsOf))}<span translate="no">{dates}</span></p>
         </details>
     }
 }

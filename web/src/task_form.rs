@@ -4,18 +4,18 @@ use gpufare_core::Currency;
 use gpufare_core::hardware::gpu::gpu_specs;
 use gpufare_core::scenario::document::Scenario;
 use gpufare_core::task::document::{
-    Bound, Checkpoint, LatencyTarget, Prototype, Service, TaskKind,
+    Bound, DEFAULT_BASE_LATENCY_MS, DEFAULT_RESTART_HOURS, DEFAULT_SERVICE_MONTHS, Sensitivity,
+    TaskKind,
 };
 use gpufare_core::task::presets::{PRESET_IDS, preset};
 use leptos::prelude::*;
 use rust_decimal::Decimal;
 
 use crate::fields::{CheckField, NumField, d, f};
-use crate::i18n::Lang;
-use crate::words::{self, t};
+use crate::vocab::{Label, Lang, model, t};
 
 /// Fields holding money in the task's currency; their labels name it.
-const MONEY_KEYS: [&str; 3] = ["penalty", "value_of_time", "budget"];
+const MONEY_KEYS: [Label; 3] = [Label::Penalty, Label::ValueOfTime, Label::Budget];
 
 type Getter = fn(&Scenario) -> Option<Decimal>;
 type Setter = fn(&mut Scenario, Option<Decimal>);
@@ -27,7 +27,7 @@ fn num(
     lang: ReadSignal<Lang>,
     scenario: RwSignal<Scenario>,
     id: &'static str,
-    key: &'static str,
+    key: Label,
     max: i64,
     optional: bool,
     get: Getter,
@@ -58,7 +58,7 @@ fn num(
 pub fn PresetPicker(lang: ReadSignal<Lang>, scenario: RwSignal<Scenario>) -> impl IntoView {
     view! {
         <div class="field">
-            <label for="preset">{move || t(lang.get(), "preset")}</label>
+            <label for="preset">{move || t(lang.get(), Label::Preset)}</label>
             <select
                 id="preset"
                 on:change=move |ev| {
@@ -76,13 +76,13 @@ pub fn PresetPicker(lang: ReadSignal<Lang>, scenario: RwSignal<Scenario>) -> imp
                     .map(|id| {
                         view! {
                             <option value=id selected=move || scenario.with(|s| s.preset.as_deref() == Some(id))>
-                                {move || crate::i18n::preset_name(lang.get(), id)}
+                                {move || crate::vocab::model::preset_name(lang.get(), id)}
                             </option>
                         }
                     })
                     .collect_view()}
             </select>
-            <span class="hint">{move || t(lang.get(), "preset_hint")}</span>
+            <span class="hint">{move || t(lang.get(), Label::PresetHint)}</span>
         </div>
     }
 }
@@ -93,28 +93,28 @@ pub fn TaskForm(lang: ReadSignal<Lang>, scenario: RwSignal<Scenario>) -> impl In
     let is_inference = move || scenario.with(|s| s.task.kind == TaskKind::Inference);
     view! {
         <section aria-labelledby="task-heading" class="card">
-            <h2 id="task-heading">{move || t(lang.get(), "task")}</h2>
+            <h2 id="task-heading">{move || t(lang.get(), Label::Task)}</h2>
             <PresetPicker lang=lang scenario=scenario />
             <crate::estimator_view::Estimator lang=lang scenario=scenario />
             <div class="field">
-                <label for="kind">{move || t(lang.get(), "kind")}</label>
+                <label for="kind">{move || t(lang.get(), Label::Kind)}</label>
                 <select
                     id="kind"
                     on:change=move |ev| {
                         let i: usize = event_target_value(&ev).parse().unwrap_or(0);
-                        if let Some(k) = words::KINDS.get(i) {
+                        if let Some(k) = TaskKind::ALL.get(i) {
                             scenario.update(|s| s.task.kind = *k);
                         }
                     }
                 >
-                    {words::KINDS
+                    {TaskKind::ALL
                         .iter()
                         .enumerate()
                         .map(|(i, k)| {
                             let k = *k;
                             view! {
                                 <option value=i.to_string() selected=move || scenario.with(|s| s.task.kind == k)>
-                                    {move || words::kind(lang.get(), k)}
+                                    {move || model::kind(lang.get(), k)}
                                 </option>
                             }
                         })
@@ -122,10 +122,10 @@ pub fn TaskForm(lang: ReadSignal<Lang>, scenario: RwSignal<Scenario>) -> impl In
                 </select>
             </div>
             <div class="grid2">
-                {num(lang, scenario, "work-hours", "work_hours", 1_000_000, false,
+                {num(lang, scenario, "work-hours", Label::WorkHours, 1_000_000, false,
                     |s| Some(d(s.task.work_hours)), |s, v| s.task.work_hours = f(v.unwrap_or_default()))}
                 <div class="field">
-                    <label for="reference-gpu">{move || t(lang.get(), "reference_gpu")}</label>
+                    <label for="reference-gpu">{move || t(lang.get(), Label::ReferenceGpu)}</label>
                     <select
                         id="reference-gpu"
                         on:change=move |ev| {
@@ -147,14 +147,14 @@ pub fn TaskForm(lang: ReadSignal<Lang>, scenario: RwSignal<Scenario>) -> impl In
                             .collect_view()}
                     </select>
                 </div>
-                {num(lang, scenario, "runs", "runs", 10_000, false,
+                {num(lang, scenario, "runs", Label::Runs, 10_000, false,
                     |s| Some(Decimal::from(s.task.runs)), |s, v| s.task.runs = u32::try_from(v.unwrap_or(Decimal::ONE).trunc()).unwrap_or(1).max(1))}
-                {num(lang, scenario, "vram", "vram", 100_000, false,
+                {num(lang, scenario, "vram", Label::Vram, 100_000, false,
                     |s| Some(d(s.task.vram_gib)), |s, v| s.task.vram_gib = f(v.unwrap_or_default()))}
-                {num(lang, scenario, "gpus", "gpus", 1024, false,
+                {num(lang, scenario, "gpus", Label::Gpus, 1024, false,
                     |s| Some(Decimal::from(s.task.gpus)), |s, v| s.task.gpus = u32::try_from(v.unwrap_or(Decimal::ONE).trunc()).unwrap_or(1).max(1))}
                 <div class="field">
-                    <label for="bound">{move || t(lang.get(), "bound")}</label>
+                    <label for="bound">{move || t(lang.get(), Label::Bound)}</label>
                     <select
                         id="bound"
                         on:change=move |ev| {
@@ -163,67 +163,67 @@ pub fn TaskForm(lang: ReadSignal<Lang>, scenario: RwSignal<Scenario>) -> impl In
                         }
                     >
                         <option value="compute" selected=move || scenario.with(|s| s.task.bound == Bound::Compute)>
-                            {move || t(lang.get(), "bound_compute")}
+                            {move || t(lang.get(), Label::BoundCompute)}
                         </option>
                         <option value="memory" selected=move || scenario.with(|s| s.task.bound == Bound::Memory)>
-                            {move || t(lang.get(), "bound_memory")}
+                            {move || t(lang.get(), Label::BoundMemory)}
                         </option>
                     </select>
                 </div>
             </div>
             <CheckField
                 id="scales"
-                label=Signal::derive(move || t(lang.get(), "scales"))
+                label=Signal::derive(move || t(lang.get(), Label::Scales))
                 value=Signal::derive(move || scenario.with(|s| s.task.scales_across_gpus))
                 on_value=move |v| scenario.update(|s| s.task.scales_across_gpus = v)
             />
             <div class="grid2">
-                {num(lang, scenario, "deadline", "deadline", 1_000_000, true,
+                {num(lang, scenario, "deadline", Label::Deadline, 1_000_000, true,
                     |s| s.task.deadline_hours.map(d), |s, v| s.task.deadline_hours = v.map(f))}
-                {num(lang, scenario, "penalty", "penalty", 1_000_000_000, true,
+                {num(lang, scenario, "penalty", Label::Penalty, 1_000_000_000, true,
                     |s| s.task.deadline_penalty, |s, v| s.task.deadline_penalty = v)}
             </div>
             <CheckField
                 id="hard-deadline"
-                label=Signal::derive(move || t(lang.get(), "hard_deadline"))
+                label=Signal::derive(move || t(lang.get(), Label::HardDeadline))
                 value=Signal::derive(move || scenario.with(|s| s.task.deadline_hard))
                 on_value=move |v| scenario.update(|s| s.task.deadline_hard = v)
             />
             <Show when=is_inference>
                 <div class="grid2">
-                    {num(lang, scenario, "latency-target", "latency_target", 3_600_000, true,
+                    {num(lang, scenario, "latency-target", Label::LatencyTarget, 3_600_000, true,
                         |s| s.task.latency.map(|l| d(l.p99_ms)),
-                        |s, v| s.task.latency = v.map(|p| LatencyTarget { p99_ms: f(p), base_ms: s.task.latency.map_or(100.0, |l| l.base_ms) }))}
-                    {num(lang, scenario, "latency-base", "latency_base", 3_600_000, false,
-                        |s| Some(d(s.task.latency.map_or(100.0, |l| l.base_ms))),
+                        |s, v| s.task.set_latency_target(v.map(f)))}
+                    {num(lang, scenario, "latency-base", Label::LatencyBase, 3_600_000, false,
+                        |s| Some(d(s.task.latency.map_or(DEFAULT_BASE_LATENCY_MS, |l| l.base_ms))),
                         |s, v| if let Some(l) = &mut s.task.latency { l.base_ms = f(v.unwrap_or_default()) })}
-                    {num(lang, scenario, "service-hours", "service_hours", 730, true,
+                    {num(lang, scenario, "service-hours", Label::ServiceHours, 730, true,
                         |s| s.task.service.map(|x| d(x.hours_per_month)),
-                        |s, v| s.task.service = v.map(|h| Service { hours_per_month: f(h), months: s.task.service.map_or(1.0, |x| x.months) }))}
-                    {num(lang, scenario, "service-months", "service_months", 1200, false,
-                        |s| Some(d(s.task.service.map_or(1.0, |x| x.months))),
+                        |s, v| s.task.set_service_hours(v.map(f)))}
+                    {num(lang, scenario, "service-months", Label::ServiceMonths, 1200, false,
+                        |s| Some(d(s.task.service.map_or(DEFAULT_SERVICE_MONTHS, |x| x.months))),
                         |s, v| if let Some(x) = &mut s.task.service { x.months = f(v.unwrap_or_default()) })}
                 </div>
             </Show>
             <div class="field">
-                <label for="sensitivity">{move || t(lang.get(), "sensitivity")}</label>
+                <label for="sensitivity">{move || t(lang.get(), Label::Sensitivity)}</label>
                 <select
                     id="sensitivity"
                     on:change=move |ev| {
                         let i: usize = event_target_value(&ev).parse().unwrap_or(0);
-                        if let Some(v) = words::SENSITIVITIES.get(i) {
+                        if let Some(v) = Sensitivity::ALL.get(i) {
                             scenario.update(|s| s.task.sensitivity = *v);
                         }
                     }
                 >
-                    {words::SENSITIVITIES
+                    {Sensitivity::ALL
                         .iter()
                         .enumerate()
                         .map(|(i, v)| {
                             let v = *v;
                             view! {
                                 <option value=i.to_string() selected=move || scenario.with(|s| s.task.sensitivity == v)>
-                                    {move || words::sensitivity(lang.get(), v)}
+                                    {move || model::sensitivity(lang.get(), v)}
                                 </option>
                             }
                         })
@@ -232,37 +232,34 @@ pub fn TaskForm(lang: ReadSignal<Lang>, scenario: RwSignal<Scenario>) -> impl In
             </div>
             <CheckField
                 id="interruptible"
-                label=Signal::derive(move || t(lang.get(), "interruptible"))
+                label=Signal::derive(move || t(lang.get(), Label::Interruptible))
                 value=Signal::derive(move || scenario.with(|s| s.task.interruptible))
                 on_value=move |v| scenario.update(|s| s.task.interruptible = v)
             />
             <div class="grid2">
-                {num(lang, scenario, "checkpoint", "checkpoint", 1_000_000, true,
+                {num(lang, scenario, "checkpoint", Label::Checkpoint, 1_000_000, true,
                     |s| s.task.checkpoint.map(|c| d(c.interval_hours)),
-                    |s, v| s.task.checkpoint = v.filter(|x| !x.is_zero()).map(|i| Checkpoint {
-                        interval_hours: f(i),
-                        restart_overhead_hours: s.task.checkpoint.map_or(0.1, |c| c.restart_overhead_hours),
-                    }))}
-                {num(lang, scenario, "restart", "restart", 10_000, false,
-                    |s| Some(d(s.task.checkpoint.map_or(0.1, |c| c.restart_overhead_hours))),
+                    |s, v| s.task.set_checkpoint_interval(v.map(f)))}
+                {num(lang, scenario, "restart", Label::Restart, 10_000, false,
+                    |s| Some(d(s.task.checkpoint.map_or(DEFAULT_RESTART_HOURS, |c| c.restart_overhead_hours))),
                     |s, v| if let Some(c) = &mut s.task.checkpoint { c.restart_overhead_hours = f(v.unwrap_or_default()) })}
-                {num(lang, scenario, "max-queue", "max_queue", 1_000_000, true,
+                {num(lang, scenario, "max-queue", Label::MaxQueue, 1_000_000, true,
                     |s| s.task.max_queue_hours.map(d), |s, v| s.task.max_queue_hours = v.map(f))}
-                {num(lang, scenario, "value-of-time", "value_of_time", 1_000_000_000, false,
+                {num(lang, scenario, "value-of-time", Label::ValueOfTime, 1_000_000_000, false,
                     |s| Some(s.task.value_of_time_per_hour), |s, v| s.task.value_of_time_per_hour = v.unwrap_or_default())}
-                {num(lang, scenario, "budget", "budget", 1_000_000_000, true,
+                {num(lang, scenario, "budget", Label::Budget, 1_000_000_000, true,
                     |s| s.task.budget, |s, v| s.task.budget = v)}
-                {num(lang, scenario, "prototype", "prototype", 1_000_000, true,
-                    |s| s.task.prototype.map(|p| d(p.hours)), |s, v| s.task.prototype = v.filter(|x| !x.is_zero()).map(|h| Prototype { hours: f(h) }))}
-                {num(lang, scenario, "storage-gb", "storage_gb", 1_000_000_000, false,
+                {num(lang, scenario, "prototype", Label::Prototype, 1_000_000, true,
+                    |s| s.task.prototype.map(|p| d(p.hours)), |s, v| s.task.set_prototype_hours(v.map(f)))}
+                {num(lang, scenario, "storage-gb", Label::StorageGb, 1_000_000_000, false,
                     |s| Some(d(s.task.storage_gb)), |s, v| s.task.storage_gb = f(v.unwrap_or_default()))}
-                {num(lang, scenario, "storage-months", "storage_months", 1_200, false,
+                {num(lang, scenario, "storage-months", Label::StorageMonths, 1_200, false,
                     |s| Some(d(s.task.storage_months)), |s, v| s.task.storage_months = f(v.unwrap_or_default()))}
-                {num(lang, scenario, "egress-gb", "egress_gb", 1_000_000_000, false,
+                {num(lang, scenario, "egress-gb", Label::EgressGb, 1_000_000_000, false,
                     |s| Some(d(s.task.egress_gb)), |s, v| s.task.egress_gb = f(v.unwrap_or_default()))}
-                {num(lang, scenario, "data-read-gb", "data_read_gb", 1_000_000_000, true,
+                {num(lang, scenario, "data-read-gb", Label::DataReadGb, 1_000_000_000, true,
                     |s| s.task.data_read_gb.map(d), |s, v| s.task.data_read_gb = v.map(f))}
-                {num(lang, scenario, "data-download-gb", "data_download_gb", 1_000_000_000, true,
+                {num(lang, scenario, "data-download-gb", Label::DataDownloadGb, 1_000_000_000, true,
                     |s| s.task.data_download_gb.map(d), |s, v| s.task.data_download_gb = v.map(f))}
             </div>
         </section>
@@ -274,10 +271,10 @@ pub fn TaskForm(lang: ReadSignal<Lang>, scenario: RwSignal<Scenario>) -> impl In
 pub fn SettingsForm(lang: ReadSignal<Lang>, scenario: RwSignal<Scenario>) -> impl IntoView {
     view! {
         <section aria-labelledby="settings-heading" class="card">
-            <h2 id="settings-heading">{move || t(lang.get(), "settings")}</h2>
+            <h2 id="settings-heading">{move || t(lang.get(), Label::Settings)}</h2>
             <div class="grid2">
                 <div class="field">
-                    <label for="out-currency">{move || t(lang.get(), "currency")}</label>
+                    <label for="out-currency">{move || t(lang.get(), Label::Currency)}</label>
                     <select
                         id="out-currency"
                         on:change=move |ev| {
@@ -298,11 +295,11 @@ pub fn SettingsForm(lang: ReadSignal<Lang>, scenario: RwSignal<Scenario>) -> imp
                             .collect_view()}
                     </select>
                 </div>
-                {num(lang, scenario, "rate", "rate", 1000, false,
+                {num(lang, scenario, "rate", Label::Rate, 1000, false,
                     |s| Some(s.settings.cny_per_usd), |s, v| if let Some(r) = v.filter(|r| !r.is_zero()) { s.settings.cny_per_usd = r })}
-                {num(lang, scenario, "seed", "seed", 1_000_000_000, false,
+                {num(lang, scenario, "seed", Label::Seed, 1_000_000_000, false,
                     |s| Some(Decimal::from(s.settings.seed)), |s, v| s.settings.seed = u64::try_from(v.unwrap_or_default().trunc()).unwrap_or(1))}
-                {num(lang, scenario, "trials", "trials", 100_000, false,
+                {num(lang, scenario, "trials", Label::Trials, 100_000, false,
                     |s| Some(Decimal::from(s.settings.trials)), |s, v| s.settings.trials = u32::try_from(v.unwrap_or_default().trunc()).unwrap_or(1).max(1))}
             </div>
         </section>

@@ -12,6 +12,7 @@ use serde::{Deserialize, Serialize};
 use thiserror::Error;
 
 use crate::numbers::money::{Currency, Money, group_thousands};
+use crate::numbers::problem::JsonProblem;
 use crate::offers::catalog::Catalog;
 use crate::plan::PlanResult;
 use crate::plan::assumption::Assumption;
@@ -237,13 +238,13 @@ pub fn budget(plan: &PlanResult, task: &TaskProfile, catalog: &Catalog) -> Budge
             hours_p50: o.hours_p50,
             hours_p90: o.hours_p90,
             deadline_miss_probability: o.deadline_miss_probability,
-            rent: number(&o.rent),
-            storage: number(&o.storage),
-            egress: number(&o.egress),
-            time_cost: number(&o.time_cost),
-            risk_cost: number(&o.risk_cost),
-            total_expected: number(&o.total_expected),
-            total_p90: number(&o.total_p90),
+            rent: number(&o.costs.rent),
+            storage: number(&o.costs.storage),
+            egress: number(&o.costs.egress),
+            time_cost: number(&o.costs.time_cost),
+            risk_cost: number(&o.costs.risk_cost),
+            total_expected: number(&o.costs.total_expected),
+            total_p90: number(&o.costs.total_p90),
             price_as_of: offer(&o.offer_id)
                 .map(|x| x.as_of.clone())
                 .unwrap_or_default(),
@@ -315,15 +316,8 @@ pub fn budget_json(b: &Budget) -> String {
 #[derive(Debug, Clone, PartialEq, Eq, Error)]
 pub enum BudgetError {
     /// Not JSON or a field is wrong.
-    #[error("not a gpufare budget (line {line}, column {column}): {message}")]
-    Invalid {
-        /// 1-based line.
-        line: usize,
-        /// 1-based column.
-        column: usize,
-        /// What is wrong.
-        message: String,
-    },
+    #[error("not a gpufare budget (line {}, column {}): {}", .0.line, .0.column, .0.detail)]
+    Invalid(JsonProblem),
     /// Written by a newer gpufare.
     #[error("budget format version {found} is newer than this gpufare supports (up to {max})")]
     UnsupportedFormat {
@@ -341,11 +335,7 @@ pub fn parse_budget(text: &str) -> Result<Budget, BudgetError> {
         #[serde(default)]
         format_version: Option<u64>,
     }
-    let invalid = |e: serde_json::Error| BudgetError::Invalid {
-        line: e.line(),
-        column: e.column(),
-        message: e.to_string(),
-    };
+    let invalid = |e: serde_json::Error| BudgetError::Invalid(e.into());
     let head: Head = serde_json::from_str(text).map_err(invalid)?;
     if let Some(v) = head.format_version
         && v > u64::from(BUDGET_FORMAT_VERSION)

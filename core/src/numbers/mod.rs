@@ -4,5 +4,6 @@
 
 pub mod input;
 pub mod money;
+pub mod problem;
 pub mod rng;
 pub mod stats;

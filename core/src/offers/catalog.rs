@@ -5,6 +5,7 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use thiserror::Error;
 
+use crate::numbers::problem::{JsonProblem, Problem};
 use crate::offers::offer::Offer;
 use crate::offers::validate::validate_offer;
 
@@ -21,36 +22,29 @@ pub struct Catalog {
 }
 
 /// Why a catalog could not be read; names the line and the field.
-#[derive(Debug, Clone, PartialEq, Eq, Error)]
+#[derive(Debug, Clone, PartialEq, Error)]
 pub enum CatalogError {
     /// The CSV itself is malformed or lacks a column.
-    #[error("line {line}: {message}")]
+    #[error("line {line}: {problem}")]
     Csv {
         /// 1-based line in the file.
         line: u64,
         /// What is wrong.
-        message: String,
+        problem: CsvProblem,
     },
     /// A field holds a value that cannot be used.
-    #[error("line {line}, field {field}: {message}")]
+    #[error("line {line}, field {field}: {problem}")]
     Field {
-        /// 1-based line in the file.
+        /// 1-based line in the file (the offer's position in the JSON form).
         line: u64,
-        /// The column name.
+        /// The column name, or the JSON path of the field.
         field: String,
         /// What is wrong.
-        message: String,
+        problem: Problem,
     },
     /// The JSON form could not be read.
-    #[error("JSON line {line}, column {column}: {message}")]
-    Json {
-        /// 1-based line.
-        line: usize,
-        /// 1-based column.
-        column: usize,
-        /// What is wrong.
-        message: String,
-    },
+    #[error("JSON line {}, column {}: {}", .0.line, .0.column, .0.detail)]
+    Json(JsonProblem),
     /// Written by a newer gpufare.
     #[error("catalog format version {found} is newer than this gpufare supports (up to {max})")]
     UnsupportedFormat {
@@ -67,13 +61,29 @@ pub enum CatalogError {
     },
 }
 
+/// What is wrong with a CSV file as a whole.
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+pub enum CsvProblem {
+    /// A column the format needs is missing from the header.
+    #[error("missing column {name:?}")]
+    MissingColumn {
+        /// The column's name.
+        name: String,
+    },
+    /// A header without SkyPilot's `InstanceType`, `Price` and `Region` columns.
+    #[error("not a SkyPilot vms.csv: needs InstanceType, Price and Region columns")]
+    NotSkyPilot,
+    /// The CSV reader's own complaint (unbalanced quotes, a row with the wrong number of fields).
+    #[error("{detail}")]
+    Unreadable {
+        /// What the reader said.
+        detail: String,
+    },
+}
+
 /// Reads the JSON form (`{"format_version": 1, "offers": [...]}`), checking the version first.
 pub fn parse_catalog_json(text: &str) -> Result<Catalog, CatalogError> {
-    let json_err = |e: serde_json::Error| CatalogError::Json {
-        line: e.line(),
-        column: e.column(),
-        message: e.to_string(),
-    };
+    let json_err = |e: serde_json::Error| CatalogError::Json(JsonProblem::from(e));
     let value: serde_json::Value = serde_json::from_str(text).map_err(json_err)?;
     let version = value
         .get("format_version")
@@ -87,10 +97,10 @@ pub fn parse_catalog_json(text: &str) -> Result<Catalog, CatalogError> {
     }
     let catalog: Catalog = serde_json::from_str(text).map_err(json_err)?;
     for (i, offer) in catalog.offers.iter().enumerate() {
-        validate_offer(offer).map_err(|(field, message)| CatalogError::Field {
+        validate_offer(offer).map_err(|e| CatalogError::Field {
             line: i as u64 + 1,
-            field: format!("offers[{i}].{field}"),
-            message,
+            field: format!("offers[{i}].{}", e.field),
+            problem: e.problem,
         })?;
     }
     check_unique(&catalog.offers)?;

@@ -6,8 +6,11 @@ use std::str::FromStr;
 use rust_decimal::Decimal;
 
 use crate::numbers::money::Currency;
+use crate::numbers::problem::Problem;
 use crate::offers::billing::{BillingMode, Granularity};
-use crate::offers::catalog::{CATALOG_FORMAT_VERSION, Catalog, CatalogError, check_unique};
+use crate::offers::catalog::{
+    CATALOG_FORMAT_VERSION, Catalog, CatalogError, CsvProblem, check_unique,
+};
 use crate::offers::offer::{Offer, Region, RegionClass, SecurityControl, default_rtt_ms};
 use crate::offers::tenancy::Tenancy;
 use crate::offers::validate::validate_offer;
@@ -62,7 +65,9 @@ pub fn parse_catalog_csv(text: &str) -> Result<Catalog, CatalogError> {
         .headers()
         .map_err(|e| CatalogError::Csv {
             line: line_of(e.position()),
-            message: e.to_string(),
+            problem: CsvProblem::Unreadable {
+                detail: e.to_string(),
+            },
         })?
         .clone();
     let index = |name: &str| headers.iter().position(|h| h.trim() == name);
@@ -80,7 +85,9 @@ pub fn parse_catalog_csv(text: &str) -> Result<Catalog, CatalogError> {
         if index(name).is_none() {
             return Err(CatalogError::Csv {
                 line: 1 + skipped as u64,
-                message: format!("missing column {name:?}"),
+                problem: CsvProblem::MissingColumn {
+                    name: name.to_owned(),
+                },
             });
         }
     }
@@ -88,7 +95,9 @@ pub fn parse_catalog_csv(text: &str) -> Result<Catalog, CatalogError> {
     for record in reader.records() {
         let record = record.map_err(|e| CatalogError::Csv {
             line: line_of(e.position()),
-            message: e.to_string(),
+            problem: CsvProblem::Unreadable {
+                detail: e.to_string(),
+            },
         })?;
         let line = line_of(record.position());
         let get = |name: &str| {
@@ -154,62 +163,45 @@ fn offer_from_fields<'a>(
     line: u64,
     get: &dyn Fn(&str) -> Option<&'a str>,
 ) -> Result<Offer, CatalogError> {
-    let bad = |field: &str, message: String| CatalogError::Field {
+    let bad = |field: &str, problem: Problem| CatalogError::Field {
         line,
         field: field.to_owned(),
-        message,
+        problem,
     };
     let text = |field: &str| {
         get(field)
             .map(str::to_owned)
-            .ok_or_else(|| bad(field, "is required".to_owned()))
+            .ok_or_else(|| bad(field, Problem::Required))
     };
     let decimal = |field: &str| number::<Decimal>(line, field, get(field));
     let float =
         |field: &str| number::<f64>(line, field, get(field)).and_then(|v| finite(line, field, v));
     let whole = |field: &str| number::<u32>(line, field, get(field));
 
-    let tenancy_text = text("tenancy")?;
-    let tenancy = Tenancy::from_id(&tenancy_text).ok_or_else(|| {
-        bad(
-            "tenancy",
-            format!(
-                "{tenancy_text:?} is not one of {}",
-                Tenancy::ids().join(", ")
-            ),
-        )
-    })?;
-    let billing_text = text("billing_mode")?;
-    let billing_mode = BillingMode::from_id(&billing_text).ok_or_else(|| {
-        let all: Vec<_> = BillingMode::ALL.iter().map(|m| m.id()).collect();
-        bad(
-            "billing_mode",
-            format!("{billing_text:?} is not one of {}", all.join(", ")),
-        )
-    })?;
-    let currency_text = text("currency")?;
-    let currency = Currency::from_code(&currency_text)
-        .ok_or_else(|| bad("currency", format!("{currency_text:?} is not CNY or USD")))?;
+    // A name from one of the model's fixed lists, refused with the list.
+    macro_rules! one_of {
+        ($field:literal, $value:expr, $ty:ident :: $parse:ident, $id:ident) => {
+            named(
+                line,
+                $field,
+                $value,
+                $ty::$parse($value),
+                &$ty::ALL.map($ty::$id),
+            )?
+        };
+    }
+    let v = text("tenancy")?;
+    let tenancy = one_of!("tenancy", &v, Tenancy::from_id, id);
+    let v = text("billing_mode")?;
+    let billing_mode = one_of!("billing_mode", &v, BillingMode::from_id, id);
+    let v = text("currency")?;
+    let currency = one_of!("currency", &v, Currency::from_code, code);
     let granularity = match get("granularity") {
         None => None,
-        Some(g) => Some(Granularity::from_id(g).ok_or_else(|| {
-            bad(
-                "granularity",
-                format!("{g:?} is not second, minute or hour"),
-            )
-        })?),
+        Some(v) => Some(one_of!("granularity", v, Granularity::from_id, id)),
     };
-    let region_class = match get("region_class").unwrap_or("tier1") {
-        "tier1" => RegionClass::Tier1,
-        "remote" => RegionClass::Remote,
-        "overseas" => RegionClass::Overseas,
-        other => {
-            return Err(bad(
-                "region_class",
-                format!("{other:?} is not tier1, remote or overseas"),
-            ));
-        }
-    };
+    let v = get("region_class").unwrap_or("tier1");
+    let region_class = one_of!("region_class", v, RegionClass::from_id, id);
     let mut security = Vec::new();
     for item in get("security")
         .unwrap_or("")
@@ -217,16 +209,15 @@ fn offer_from_fields<'a>(
         .map(str::trim)
         .filter(|s| !s.is_empty())
     {
-        security.push(
-            SecurityControl::from_id(item)
-                .ok_or_else(|| bad("security", format!("unknown control {item:?}")))?,
-        );
+        security.push(one_of!("security", item, SecurityControl::from_id, id));
     }
-    let estimate = match get("estimate").unwrap_or("false") {
-        "true" | "yes" | "1" => true,
-        "false" | "no" | "0" => false,
-        other => return Err(bad("estimate", format!("{other:?} is not true or false"))),
+    let v = get("estimate").unwrap_or("false");
+    let flag = match v {
+        "true" | "yes" | "1" => Some(true),
+        "false" | "no" | "0" => Some(false),
+        _ => None,
     };
+    let estimate = named(line, "estimate", v, flag, &["true", "false"])?;
     let gpu_count = whole("gpu_count")?.unwrap_or(1);
     let region_id = get("region").unwrap_or("").to_owned();
     let offer = Offer {
@@ -248,7 +239,7 @@ fn offer_from_fields<'a>(
         billing_mode,
         term_months: whole("term_months")?,
         upfront: decimal("upfront")?,
-        price: decimal("price")?.ok_or_else(|| bad("price", "is required".to_owned()))?,
+        price: decimal("price")?.ok_or_else(|| bad("price", Problem::Required))?,
         currency,
         granularity,
         minimum_minutes: decimal("minimum_minutes")?,
@@ -265,8 +256,26 @@ fn offer_from_fields<'a>(
         estimate,
         estimate_note: get("estimate_note").map(str::to_owned),
     };
-    validate_offer(&offer).map_err(|(field, message)| bad(&field, message))?;
+    validate_offer(&offer).map_err(|e| bad(&e.field, e.problem))?;
     Ok(offer)
+}
+
+/// A name from a fixed list (`found` is what it parsed to), refused with the list.
+fn named<T>(
+    line: u64,
+    field: &str,
+    value: &str,
+    found: Option<T>,
+    allowed: &[&str],
+) -> Result<T, CatalogError> {
+    found.ok_or_else(|| CatalogError::Field {
+        line,
+        field: field.to_owned(),
+        problem: Problem::NotOneOf {
+            value: value.to_owned(),
+            allowed: allowed.join(", "),
+        },
+    })
 }
 
 fn number<T: FromStr>(
@@ -279,7 +288,9 @@ fn number<T: FromStr>(
             v.parse::<T>().map_err(|_| CatalogError::Field {
                 line,
                 field: field.to_owned(),
-                message: format!("{v:?} is not a valid number"),
+                problem: Problem::NotANumber {
+                    value: v.to_owned(),
+                },
             })
         })
         .transpose()
@@ -290,7 +301,9 @@ fn finite(line: u64, field: &str, value: Option<f64>) -> Result<Option<f64>, Cat
         Some(v) if !v.is_finite() => Err(CatalogError::Field {
             line,
             field: field.to_owned(),
-            message: format!("{v} is not a finite number"),
+            problem: Problem::NotFinite {
+                value: v.to_string(),
+            },
         }),
         other => Ok(other),
     }

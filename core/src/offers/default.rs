@@ -27,6 +27,7 @@ pub fn default_catalog_csv() -> &'static str {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::numbers::problem::Problem;
     use crate::offers::catalog::{CatalogError, catalog_to_json, parse_catalog_json};
     use crate::offers::csv::catalog_to_csv;
 
@@ -67,8 +68,14 @@ mod tests {
             CatalogError::Field {
                 line: 4,
                 field: "price".into(),
-                message: "\"abc\" is not a valid number".into()
+                problem: Problem::NotANumber {
+                    value: "abc".into()
+                }
             }
+        );
+        assert_eq!(
+            err.to_string(),
+            "line 4, field price: \"abc\" is not a valid number"
         );
         let csv = format!(
             "{HEADER}\nx,P,r,tier1,A10,1,shared,1,24,pay_as_you_go,1,CNY,second,2026,src\n"

@@ -196,3 +196,47 @@ pub fn default_rtt_ms(class: RegionClass) -> f64 {
         RegionClass::Overseas => 200.0,
     }
 }
+
+impl Offer {
+    /// A row to fill in: one whole GPU billed per second, pay-as-you-go, in a tier-1 region, with
+    /// no extra charges, controls, measured figures or interruptions. Not a valid offer until its
+    /// id, provider, GPU, memory, price and source are set.
+    pub fn blank() -> Offer {
+        Offer {
+            id: String::new(),
+            provider: String::new(),
+            region: Region {
+                id: String::new(),
+                name: String::new(),
+                class: RegionClass::Tier1,
+                rtt_ms: default_rtt_ms(RegionClass::Tier1),
+            },
+            gpu: String::new(),
+            gpu_count: 1,
+            tenancy: Tenancy::Dedicated,
+            gpu_fraction: 1.0,
+            vram_gib: 0.0,
+            vcpu: None,
+            ram_gib: None,
+            billing_mode: BillingMode::PayAsYouGo,
+            term_months: None,
+            upfront: None,
+            price: Decimal::ZERO,
+            currency: Currency::Cny,
+            granularity: Some(Granularity::Second),
+            minimum_minutes: None,
+            interruption_per_month: None,
+            queue_wait_hours: None,
+            storage_per_gb_month: Decimal::ZERO,
+            egress_per_gb: Decimal::ZERO,
+            system_disk_per_month: Decimal::ZERO,
+            security: vec![],
+            slowdown: None,
+            io: None,
+            as_of: String::new(),
+            source: String::new(),
+            estimate: false,
+            estimate_note: None,
+        }
+    }
+}

@@ -5,8 +5,9 @@ use rust_decimal::Decimal;
 
 use crate::hardware::gpu::find_gpu;
 use crate::numbers::money::Currency;
+use crate::numbers::problem::{FieldError, Problem};
 use crate::offers::billing::{BillingMode, Granularity};
-use crate::offers::offer::{Offer, Region, RegionClass, default_rtt_ms};
+use crate::offers::offer::{Offer, Region};
 use crate::offers::tenancy::Tenancy;
 use crate::offers::validate::validate_offer;
 
@@ -45,7 +46,7 @@ impl Quote {
     /// [`QUOTE_RESERVED_MONTHS`] months with nothing upfront; spot assumes
     /// [`QUOTE_SPOT_INTERRUPTION`] a month. Refused, with the field and the reason, when the
     /// result is not a valid offer.
-    pub fn offer(&self, id: String) -> Result<Offer, (String, String)> {
+    pub fn offer(&self, id: String) -> Result<Offer, FieldError> {
         let card_gib = find_gpu(&self.gpu).map(|s| s.vram_gb);
         let vram_gib = self.vram_gib.or(card_gib).unwrap_or(0.0);
         let mode = self.billing_mode;
@@ -61,38 +62,25 @@ impl Quote {
             region: Region {
                 id: "custom".into(),
                 name: "custom".into(),
-                class: RegionClass::Tier1,
-                rtt_ms: default_rtt_ms(RegionClass::Tier1),
+                ..Offer::blank().region
             },
             gpu: self.gpu.clone(),
-            gpu_count: 1,
             tenancy: self.tenancy,
             gpu_fraction,
             vram_gib,
-            vcpu: None,
-            ram_gib: None,
             billing_mode: mode,
             term_months: (mode == BillingMode::Reserved).then_some(QUOTE_RESERVED_MONTHS),
             upfront: (mode == BillingMode::Reserved).then_some(Decimal::ZERO),
             price: self.price,
             currency: self.currency,
             granularity: mode.is_metered().then_some(Granularity::Second),
-            minimum_minutes: None,
             interruption_per_month: (mode == BillingMode::Spot).then_some(QUOTE_SPOT_INTERRUPTION),
-            queue_wait_hours: None,
-            storage_per_gb_month: Decimal::ZERO,
-            egress_per_gb: Decimal::ZERO,
-            system_disk_per_month: Decimal::ZERO,
-            security: vec![],
-            slowdown: None,
-            io: None,
             as_of: "user".into(),
             source: "added by the user".into(),
-            estimate: false,
-            estimate_note: None,
+            ..Offer::blank()
         };
         if offer.provider.is_empty() {
-            return Err(("provider".into(), "is required".into()));
+            return Err(FieldError::new("provider", Problem::Required));
         }
         validate_offer(&offer)?;
         Ok(offer)
@@ -147,14 +135,14 @@ mod tests {
         let err = quote(Tenancy::Dedicated, BillingMode::Monthly, Some(0.0))
             .offer("x".into())
             .unwrap_err();
-        assert_eq!(err.0, "vram_gib");
+        assert_eq!(err.field, "vram_gib");
         let err = Quote {
             provider: "  ".into(),
             ..quote(Tenancy::Dedicated, BillingMode::Monthly, None)
         }
         .offer("x".into())
         .unwrap_err();
-        assert_eq!(err.0, "provider");
+        assert_eq!(err.field, "provider");
         assert_eq!(free_custom_id(|id| id == "custom-1"), "custom-2");
     }
 }

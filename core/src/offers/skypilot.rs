@@ -1,25 +1,26 @@
 //! Importing SkyPilot catalogs (`vms.csv`, schema v7/v8) into our offers, with a report of every
 //! row skipped and why.
 //!
-//! Quirks handled (observed in the published catalogs, `shared/docs/research/calculators.md`
-//! §1.3): columns are found by header name (their order differs per cloud); `GpuInfo` is also
-//! spelled `GPUInfo` and is a Python dict literal, not JSON; RunPod's `SizeInMiB` holds GB;
-//! `SpotPrice` may be blank, `0.00` (not offered) or equal to `Price` (no real discount: spot
-//! below 95 % of on-demand counts); spot becomes a row of its own; GCP host-VM rows carry no
-//! accelerator and are skipped; rows of the same instance and region in several zones are merged
-//! at the lowest price; AWS's `GpuPartitionSize` below 1 is a fractional GPU (a slice).
+//! Quirks handled, as seen in the published catalogs (github.com/skypilot-org/skypilot-catalog,
+//! `catalogs/v7` and `v8`; see docs/sources.md): columns are found by header name (their order
+//! differs per cloud); `GpuInfo` is also spelled `GPUInfo` and is a Python dict literal, not
+//! JSON; RunPod's `SizeInMiB` holds GB; `SpotPrice` may be blank, `0.00` (not offered) or equal
+//! to `Price` (no real discount: spot below 95 % of on-demand counts); spot becomes a row of its
+//! own; GCP host-VM rows carry no accelerator and are skipped; rows of the same instance and
+//! region in several zones are merged at the lowest price; AWS's `GpuPartitionSize` below 1 is a
+//! fractional GPU (a slice).
 
 use std::collections::BTreeMap;
 
 use rust_decimal::Decimal;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
+use thiserror::Error;
 
 use crate::hardware::gpu::find_gpu;
 use crate::numbers::money::Currency;
 use crate::offers::billing::BillingMode;
-use crate::offers::billing::Granularity;
-use crate::offers::catalog::{CATALOG_FORMAT_VERSION, Catalog, CatalogError};
+use crate::offers::catalog::{CATALOG_FORMAT_VERSION, Catalog, CatalogError, CsvProblem};
 use crate::offers::offer::{Offer, Region, RegionClass, default_rtt_ms};
 use crate::offers::tenancy::Tenancy;
 
@@ -37,7 +38,46 @@ pub struct Skipped {
     /// The instance type, when readable.
     pub instance: String,
     /// Why.
-    pub reason: String,
+    pub reason: SkipReason,
+}
+
+/// Why a row of a SkyPilot catalog (or its spot price) was not imported.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema, Error)]
+#[serde(tag = "code", rename_all = "snake_case")]
+pub enum SkipReason {
+    /// The CSV reader could not read the row.
+    #[error("unreadable row: {detail}")]
+    Unreadable {
+        /// What the reader said.
+        detail: String,
+    },
+    /// A host VM row without an accelerator (GCP prices the GPU separately).
+    #[error("no accelerator (a host VM row; the GPU is priced separately)")]
+    NoAccelerator,
+    /// An accelerator the spec table does not know.
+    #[error("GPU {name:?} is not in the spec table")]
+    UnknownGpu {
+        /// The accelerator's name.
+        name: String,
+    },
+    /// No positive on-demand price.
+    #[error("no usable on-demand price ({value:?})")]
+    NoPrice {
+        /// What the price column held.
+        value: String,
+    },
+    /// A spot price of 0: spot is not offered.
+    #[error("spot price 0: not offered")]
+    SpotNotOffered,
+    /// A spot price at 95 % of on-demand or more.
+    #[error("spot price at least 95 % of on-demand: no real discount")]
+    SpotNoDiscount,
+    /// A spot price that is not a number.
+    #[error("spot price {value:?} is not a number")]
+    SpotNotANumber {
+        /// What the column held.
+        value: String,
+    },
 }
 
 /// What an import did.
@@ -108,7 +148,9 @@ pub fn import_vms_csv(
         .headers()
         .map_err(|e| CatalogError::Csv {
             line: 1,
-            message: e.to_string(),
+            problem: CsvProblem::Unreadable {
+                detail: e.to_string(),
+            },
         })?
         .clone();
     let col = |names: &[&str]| headers.iter().position(|h| names.contains(&h.trim()));
@@ -117,8 +159,7 @@ pub fn import_vms_csv(
     else {
         return Err(CatalogError::Csv {
             line: 1,
-            message: "not a SkyPilot vms.csv: needs InstanceType, Price and Region columns"
-                .to_owned(),
+            problem: CsvProblem::NotSkyPilot,
         });
     };
     let c_acc = col(&["AcceleratorName"]);
@@ -139,7 +180,9 @@ pub fn import_vms_csv(
                 report.skipped.push(Skipped {
                     line,
                     instance: String::new(),
-                    reason: format!("unreadable row: {e}"),
+                    reason: SkipReason::Unreadable {
+                        detail: e.to_string(),
+                    },
                 });
                 continue;
             }
@@ -148,7 +191,7 @@ pub fn import_vms_csv(
         let line = record.position().map_or(0, |p| p.line());
         let get = |c: Option<usize>| c.and_then(|i| record.get(i)).map(str::trim).unwrap_or("");
         let instance = get(Some(c_instance)).to_owned();
-        let skip = |report: &mut ImportReport, reason: String| {
+        let skip = |report: &mut ImportReport, reason: SkipReason| {
             report.skipped.push(Skipped {
                 line,
                 instance: instance.clone(),
@@ -157,16 +200,15 @@ pub fn import_vms_csv(
         };
         let accelerator = get(c_acc);
         if accelerator.is_empty() {
-            skip(
-                &mut report,
-                "no accelerator (a host VM row; the GPU is priced separately)".to_owned(),
-            );
+            skip(&mut report, SkipReason::NoAccelerator);
             continue;
         }
         let Some(gpu) = map_gpu(accelerator) else {
             skip(
                 &mut report,
-                format!("GPU {accelerator:?} is not in the spec table"),
+                SkipReason::UnknownGpu {
+                    name: accelerator.to_owned(),
+                },
             );
             continue;
         };
@@ -176,7 +218,9 @@ pub fn import_vms_csv(
             _ => {
                 skip(
                     &mut report,
-                    format!("no usable on-demand price ({:?})", get(Some(c_price))),
+                    SkipReason::NoPrice {
+                        value: get(Some(c_price)).to_owned(),
+                    },
                 );
                 continue;
             }
@@ -209,7 +253,6 @@ pub fn import_vms_csv(
             Tenancy::Dedicated
         };
         let base = Offer {
-            id: String::new(),
             provider: provider.to_owned(),
             region: Region {
                 id: region_id.clone(),
@@ -224,28 +267,14 @@ pub fn import_vms_csv(
             vram_gib: (vram_gib * 100.0).round() / 100.0,
             vcpu: get(c_vcpu).parse::<f64>().ok().map(|v| v.round() as u32),
             ram_gib: get(c_mem).parse().ok(),
-            billing_mode: BillingMode::PayAsYouGo,
-            term_months: None,
-            upfront: None,
             price: Decimal::from_f64_retain(price)
                 .unwrap_or_default()
                 .round_dp(6)
                 .normalize(),
             currency: Currency::Usd,
-            granularity: Some(Granularity::Second),
-            minimum_minutes: None,
-            interruption_per_month: None,
-            queue_wait_hours: None,
-            storage_per_gb_month: Decimal::ZERO,
-            egress_per_gb: Decimal::ZERO,
-            system_disk_per_month: Decimal::ZERO,
-            security: vec![],
-            slowdown: None,
-            io: None,
             as_of: as_of.to_owned(),
             source: format!("SkyPilot vms.csv import ({provider})"),
-            estimate: false,
-            estimate_note: None,
+            ..Offer::blank()
         };
         let mut rows = vec![(false, base.clone())];
         match get(c_spot) {
@@ -267,17 +296,19 @@ pub fn import_vms_csv(
                 Ok(sp) if sp <= 0.0 => report.spot_ignored.push(Skipped {
                     line,
                     instance: instance.clone(),
-                    reason: "spot price 0: not offered".to_owned(),
+                    reason: SkipReason::SpotNotOffered,
                 }),
                 Ok(_) => report.spot_ignored.push(Skipped {
                     line,
                     instance: instance.clone(),
-                    reason: "spot price at least 95 % of on-demand: no real discount".to_owned(),
+                    reason: SkipReason::SpotNoDiscount,
                 }),
                 Err(_) => report.spot_ignored.push(Skipped {
                     line,
                     instance: instance.clone(),
-                    reason: format!("spot price {s:?} is not a number"),
+                    reason: SkipReason::SpotNotANumber {
+                        value: s.to_owned(),
+                    },
                 }),
             },
         }

@@ -23,6 +23,8 @@
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
+use crate::numbers::problem::{FieldError, Problem};
+
 /// z-score of the 99th percentile of a standard normal.
 pub const Z_P99: f64 = 2.326_347_874_040_841;
 /// z-score of the 90th percentile of a standard normal.
@@ -61,11 +63,6 @@ identifiers!(Tenancy {
 });
 
 impl Tenancy {
-    /// All identifiers, for error messages.
-    pub fn ids() -> Vec<&'static str> {
-        Tenancy::ALL.iter().map(|t| t.id()).collect()
-    }
-
     /// Whether this is shared compute (anything but a whole card to oneself).
     ///
     /// A marketplace host rents a whole card, but on a host shared with strangers: it counts as
@@ -144,12 +141,24 @@ fn offer_source() -> SlowdownSource {
 
 impl SlowdownOverride {
     /// Checks the figures are usable: finite, median in [0.5, 20], P99 in [median, 50].
-    pub fn validate(&self) -> Result<(), String> {
+    pub fn validate(&self) -> Result<(), FieldError> {
         if !(self.median.is_finite() && (0.5..=20.0).contains(&self.median)) {
-            return Err("slowdown median must be between 0.5 and 20".to_owned());
+            return Err(FieldError::new(
+                "slowdown.median",
+                Problem::OutOfRange {
+                    min: 0.5,
+                    max: 20.0,
+                },
+            ));
         }
         if !(self.p99.is_finite() && self.p99 >= self.median && self.p99 <= 50.0) {
-            return Err("slowdown P99 must be at least the median and at most 50".to_owned());
+            return Err(FieldError::new(
+                "slowdown.p99",
+                Problem::BelowOther {
+                    other: "slowdown.median".to_owned(),
+                    max: 50.0,
+                },
+            ));
         }
         Ok(())
     }

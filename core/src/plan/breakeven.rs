@@ -235,7 +235,7 @@ fn run_length(
             options
                 .iter()
                 .filter(|o| o.feasible && o.shared == shared)
-                .map(|o| o.total_expected.amount)
+                .map(|o| o.costs.total_expected.amount)
                 .min()
         };
         if let (Some(a), Some(b)) = (best(true), best(false)) {

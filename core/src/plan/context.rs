@@ -41,11 +41,7 @@ impl<'a> Context<'a> {
 
     /// The discount factor for a provider (1 when none is set).
     pub fn discount(&self, provider: &str) -> Decimal {
-        self.settings
-            .discounts
-            .iter()
-            .find(|d| d.provider == provider)
-            .map_or(Decimal::ONE, |d| d.factor)
+        self.settings.discount(provider)
     }
 
     /// An offer's own price converted to output currency with its provider discount.

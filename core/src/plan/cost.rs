@@ -14,14 +14,14 @@
 use rust_decimal::Decimal;
 
 use crate::hardware::gpu::find_gpu;
-use crate::numbers::money::{Money, dec};
+use crate::numbers::money::dec;
 use crate::offers::billing::HOURS_PER_MONTH;
 use crate::offers::offer::{Offer, RegionClass};
 use crate::offers::rent::rent_in_offer_currency;
 use crate::offers::tenancy::{Slowdown, SlowdownSource};
 use crate::plan::context::{Context, round4};
 use crate::plan::feasibility::{self, Needs, fmt1};
-use crate::plan::option::OptionResult;
+use crate::plan::option::{Costs, OptionResult};
 use crate::plan::performance::{MULTI_GPU_EFFICIENCY, speed_ratio};
 use crate::plan::reason::{Reason, RuleId};
 use crate::plan::time::{Draws, Expectation, TimeInputs, expect, hourly_rate, simulate};
@@ -82,13 +82,7 @@ pub fn evaluate(ctx: &Context<'_>, offer: &Offer, draws: Option<&Draws>) -> Opti
             .io_hours
             .filter(|_| ctx.task.service.is_none())
             .map(round4),
-        rent: money.rent,
-        storage: money.storage,
-        egress: money.egress,
-        time_cost: money.time_cost,
-        risk_cost: money.risk_cost,
-        total_expected: money.total_expected,
-        total_p90: money.total_p90,
+        costs: money,
     }
 }
 
@@ -276,25 +270,6 @@ pub fn time_on(
         miss,
         latency_p99_ms,
     }
-}
-
-/// What the task costs on one offer, in the plan's currency, each part rounded to the cent.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct Costs {
-    /// Expected rent.
-    pub rent: Money,
-    /// Storage (billed while stopped too) and the system disk.
-    pub storage: Money,
-    /// Egress.
-    pub egress: Money,
-    /// Value of the wall-clock time spent.
-    pub time_cost: Money,
-    /// Expected deadline penalty.
-    pub risk_cost: Money,
-    /// The sum of the rounded parts.
-    pub total_expected: Money,
-    /// The total of the P90 trial.
-    pub total_p90: Money,
 }
 
 /// Step 3: the money. Rent by billing mode over the hours the machine is held, storage for at

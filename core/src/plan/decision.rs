@@ -101,33 +101,28 @@ pub fn decide(task: &TaskProfile, options: &[OptionResult]) -> Decision {
     let prefer_dedicated = prefer_dedicated_rules(task);
     let prefer_shared = prefer_shared_rules(task, best_dedicated);
 
-    if in_house {
-        let mut reasons = vec![in_house_rule(task)];
-        reasons.extend(premium(best, best_dedicated, RuleId::DataInHouse));
-        reasons.extend(notes);
-        return Decision {
-            choice: Choice::DedicatedOrPrivate,
+    // Sensitive data and a hybrid plan both put the main work on the best dedicated offer.
+    let on_dedicated = |choice: Choice, rule: RuleId, mut reasons: Vec<Reason>| {
+        reasons.extend(premium(best, best_dedicated, rule));
+        reasons.extend(notes.clone());
+        Decision {
+            choice,
             recommended_offer: ids(best_dedicated),
             best_shared: ids(best_shared),
             best_dedicated: ids(best_dedicated),
             reasons,
-        };
+        }
+    };
+    if in_house {
+        let reasons = vec![in_house_rule(task)];
+        return on_dedicated(Choice::DedicatedOrPrivate, RuleId::DataInHouse, reasons);
     }
-
     if let (Some(_), Some(_), Some(_)) = (task.prototype, best_shared, best_dedicated)
         && task.kind.is_training()
     {
         let mut reasons = vec![Reason::new(RuleId::HybridPhases)];
         reasons.extend(prefer_dedicated);
-        reasons.extend(premium(best, best_dedicated, RuleId::HybridPhases));
-        reasons.extend(notes);
-        return Decision {
-            choice: Choice::Hybrid,
-            recommended_offer: ids(best_dedicated),
-            best_shared: ids(best_shared),
-            best_dedicated: ids(best_dedicated),
-            reasons,
-        };
+        return on_dedicated(Choice::Hybrid, RuleId::HybridPhases, reasons);
     }
 
     // The rules preferring the other kind of capacity than the cheapest offer's can tip the
@@ -137,13 +132,13 @@ pub fn decide(task: &TaskProfile, options: &[OptionResult]) -> Decision {
     } else {
         (prefer_shared, prefer_dedicated, best_shared, "shared")
     };
-    let cheapest = best.total_expected.amount;
+    let cheapest = best.costs.total_expected.amount;
     let limit = cheapest * Decimal::from(100 + PREFERENCE_MARGIN_PCT) / Decimal::from(100);
     let mut chosen = best;
     let mut tail = Vec::new();
     if !rules.is_empty() {
         match preferred {
-            Some(p) if p.total_expected.amount <= limit => {
+            Some(p) if p.costs.total_expected.amount <= limit => {
                 chosen = p;
                 tail.push(
                     Reason::new(RuleId::PreferenceWithinMargin)
@@ -157,7 +152,10 @@ pub fn decide(task: &TaskProfile, options: &[OptionResult]) -> Decision {
                 tail.push(
                     Reason::new(RuleId::PreferenceOutweighed)
                         .with("choice", choice_name)
-                        .with("extra_pct", extra_pct(p.total_expected.amount, cheapest)),
+                        .with(
+                            "extra_pct",
+                            extra_pct(p.costs.total_expected.amount, cheapest),
+                        ),
                 );
             }
             None => {}
@@ -168,7 +166,7 @@ pub fn decide(task: &TaskProfile, options: &[OptionResult]) -> Decision {
     reasons.push(
         Reason::new(RuleId::CheapestTotal)
             .with("offer", &best.offer_id)
-            .with("total", best.total_expected.display()),
+            .with("total", best.costs.total_expected.display()),
     );
     reasons.extend(tail);
     reasons.extend(notes);
@@ -215,7 +213,7 @@ fn prefer_shared_rules(task: &TaskProfile, best_dedicated: Option<&OptionResult>
         list.push(Reason::new(RuleId::CodeCheckSharedFirst));
     }
     if let (Some(budget), Some(d)) = (task.budget, best_dedicated)
-        && d.total_expected.amount > budget
+        && d.costs.total_expected.amount > budget
         && task.max_queue_hours.is_none_or(|q| q >= 1.0)
     {
         list.push(Reason::new(RuleId::TightBudgetCanQueue).with("budget", budget));
@@ -250,22 +248,25 @@ fn premium(cheapest: &OptionResult, chosen: Option<&OptionResult>, rule: RuleId)
     if chosen.offer_id == cheapest.offer_id {
         return None;
     }
-    let extra = chosen.total_expected.amount - cheapest.total_expected.amount;
+    let extra = chosen.costs.total_expected.amount - cheapest.costs.total_expected.amount;
     let mut r = Reason::new(RuleId::PremiumOverCheapest)
         .with("offer", &chosen.offer_id)
         .with("cheapest", &cheapest.offer_id)
         .with(
             "extra",
-            Money::new(extra, chosen.total_expected.currency).display(),
+            Money::new(extra, chosen.costs.total_expected.currency).display(),
         )
         .with(
             "extra_pct",
-            extra_pct(chosen.total_expected.amount, cheapest.total_expected.amount),
+            extra_pct(
+                chosen.costs.total_expected.amount,
+                cheapest.costs.total_expected.amount,
+            ),
         )
         .with("p90_hours", fmt1(chosen.hours_p90))
         .with("cheapest_p90_hours", fmt1(cheapest.hours_p90))
-        .with("p90_total", chosen.total_p90.display())
-        .with("cheapest_p90_total", cheapest.total_p90.display())
+        .with("p90_total", chosen.costs.total_p90.display())
+        .with("cheapest_p90_total", cheapest.costs.total_p90.display())
         .with("rule", rule.id());
     if let (Some(a), Some(b)) = (
         chosen.deadline_miss_probability,

@@ -115,7 +115,7 @@ pub fn hybrid_plan(
             phase: PhaseKind::Train,
             offer_id: Some(p.offer_id.clone()),
             hours: p.hours_expected,
-            cost: p.total_expected,
+            cost: p.costs.total_expected,
         });
     }
     if let Some(service) = task.service {

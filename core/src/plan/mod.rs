@@ -32,6 +32,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::numbers::money::Currency;
 use crate::offers::catalog::Catalog;
+use crate::offers::validate::validate_offer;
 use crate::plan::breakeven::{BreakEven, break_even};
 use crate::plan::context::Context;
 use crate::plan::cost::evaluate;
@@ -74,14 +75,11 @@ pub fn plan(
     settings: &PlanSettings,
 ) -> Result<PlanResult, PlanError> {
     task.validate()?;
-    settings.validate()?;
+    settings.validate().map_err(PlanError::Setting)?;
     for offer in &catalog.offers {
-        crate::offers::validate::validate_offer(offer).map_err(|(field, message)| {
-            PlanError::Offer {
-                id: offer.id.clone(),
-                field,
-                message,
-            }
+        validate_offer(offer).map_err(|error| PlanError::Offer {
+            id: offer.id.clone(),
+            error,
         })?;
     }
     let draws = Draws::new(settings.seed, settings.trials as usize, task.runs);
@@ -116,8 +114,13 @@ pub fn rank(options: &mut [OptionResult]) {
     options.sort_by(|a, b| {
         b.feasible
             .cmp(&a.feasible)
-            .then(a.total_expected.amount.cmp(&b.total_expected.amount))
-            .then(a.total_p90.amount.cmp(&b.total_p90.amount))
+            .then(
+                a.costs
+                    .total_expected
+                    .amount
+                    .cmp(&b.costs.total_expected.amount),
+            )
+            .then(a.costs.total_p90.amount.cmp(&b.costs.total_p90.amount))
             .then(a.offer_id.cmp(&b.offer_id))
     });
 }

@@ -65,9 +65,17 @@ pub struct OptionResult {
     /// downloads before the start); absent when no measured IO rate applies.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub io_hours_per_run: Option<f64>,
+    /// What it costs, part by part, in the plan's currency.
+    #[serde(flatten)]
+    pub costs: Costs,
+}
+
+/// What a task costs on one offer, in the plan's currency, each part rounded to the cent.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct Costs {
     /// Expected rent.
     pub rent: Money,
-    /// Storage (billed while stopped too) and system disk.
+    /// Storage (billed while stopped too) and the system disk.
     pub storage: Money,
     /// Egress.
     pub egress: Money,
@@ -75,8 +83,8 @@ pub struct OptionResult {
     pub time_cost: Money,
     /// Expected deadline penalty.
     pub risk_cost: Money,
-    /// Expected total.
+    /// Expected total: the sum of the rounded parts.
     pub total_expected: Money,
-    /// Total in the P90 trial.
+    /// The total of the trial at the 90th percentile of wall-clock time.
     pub total_p90: Money,
 }

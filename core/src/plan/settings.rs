@@ -7,6 +7,7 @@ use serde::{Deserialize, Serialize};
 use thiserror::Error;
 
 use crate::numbers::money::Currency;
+use crate::numbers::problem::{FieldError, Problem};
 use crate::task::document::{TaskError, TaskProfile};
 
 /// Default Monte Carlo trials per offer: enough for a P90 within about 2 % (the standard error
@@ -54,6 +55,27 @@ impl Default for PlanSettings {
 }
 
 impl PlanSettings {
+    /// Sets `provider`'s discount factor, kept within 0.01..=1; a factor of 1 (no discount)
+    /// removes it.
+    pub fn set_discount(&mut self, provider: &str, factor: Decimal) {
+        let factor = factor.clamp(Decimal::new(1, 2), Decimal::ONE);
+        self.discounts.retain(|d| d.provider != provider);
+        if factor < Decimal::ONE {
+            self.discounts.push(ProviderDiscount {
+                provider: provider.to_owned(),
+                factor,
+            });
+        }
+    }
+
+    /// The discount factor set for `provider` (1 when none is).
+    pub fn discount(&self, provider: &str) -> Decimal {
+        self.discounts
+            .iter()
+            .find(|d| d.provider == provider)
+            .map_or(Decimal::ONE, |d| d.factor)
+    }
+
     /// The default settings for `task`: figures in the task's own currency.
     pub fn for_task(task: &TaskProfile) -> PlanSettings {
         PlanSettings {
@@ -64,52 +86,43 @@ impl PlanSettings {
 }
 
 /// Why a plan could not be made.
-#[derive(Debug, Clone, PartialEq, Eq, Error)]
+#[derive(Debug, Clone, PartialEq, Error)]
 pub enum PlanError {
     /// The task is invalid.
     #[error(transparent)]
     Task(#[from] TaskError),
     /// An offer is unusable (a catalog built in code rather than parsed).
-    #[error("offer {id}, field {field}: {message}")]
+    #[error("offer {id}, field {}: {}", .error.field, .error.problem)]
     Offer {
         /// The offer's id.
         id: String,
-        /// The field at fault.
-        field: String,
-        /// What is wrong.
-        message: String,
+        /// The field at fault and why.
+        error: FieldError,
     },
     /// A setting is out of range.
-    #[error("setting {field}: {message}")]
-    Setting {
-        /// The setting.
-        field: String,
-        /// What is wrong.
-        message: String,
-    },
+    #[error("setting {}: {}", .0.field, .0.problem)]
+    Setting(FieldError),
 }
 
 impl PlanSettings {
-    /// Checks the settings' ranges.
-    pub fn validate(&self) -> Result<(), PlanError> {
-        let fail = |field: &str, message: &str| {
-            Err(PlanError::Setting {
-                field: field.to_owned(),
-                message: message.to_owned(),
-            })
-        };
+    /// Checks the settings' ranges; the error names the setting.
+    pub fn validate(&self) -> Result<(), FieldError> {
+        let fail = |field: &str, problem: Problem| Err(FieldError::new(field, problem));
         if self.cny_per_usd <= Decimal::ZERO || self.cny_per_usd > Decimal::from(1000) {
-            return fail("cny_per_usd", "must be greater than 0 and at most 1000");
+            return fail("cny_per_usd", Problem::AboveZero { max: 1000.0 });
         }
         if self.trials == 0 || self.trials > 1_000_000 {
-            return fail("trials", "must be between 1 and 1000000");
+            return fail(
+                "trials",
+                Problem::OutOfRange {
+                    min: 1.0,
+                    max: 1_000_000.0,
+                },
+            );
         }
         for d in &self.discounts {
             if d.factor <= Decimal::ZERO || d.factor > Decimal::ONE {
-                return fail(
-                    "discounts",
-                    "a discount factor must be greater than 0 and at most 1",
-                );
+                return fail("discounts.factor", Problem::AboveZero { max: 1.0 });
             }
         }
         Ok(())

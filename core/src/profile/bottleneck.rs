@@ -17,7 +17,7 @@
 use crate::profile::document::Profile;
 use crate::profile::figures::network_figures;
 use crate::profile::sampling::Series;
-use crate::profile::verdict::{Evidence, Level, Verdict, VerdictKind};
+use crate::profile::verdict::{Evidence, Finding, Level, Verdict, VerdictKind};
 
 /// GPU utilisation P50 at or above this during a run means the GPU is the bottleneck. NVML's
 /// utilisation is the share of time at least one kernel ran; a well-fed training or inference
@@ -57,7 +57,7 @@ pub const MIN_CORES_PER_GPU: f64 = 4.0;
 
 /// One input that can hold the GPU back, with how close to its ceiling it ran.
 struct Candidate {
-    finding: &'static str,
+    finding: Finding,
     share: f64,
     evidence: Vec<Evidence>,
 }
@@ -97,12 +97,12 @@ pub fn bottleneck(profile: &Profile) -> Option<Verdict> {
     }
 }
 
-fn verdict(level: Level, finding: &str, evidence: Vec<Evidence>) -> Verdict {
+fn verdict(level: Level, finding: Finding, evidence: Vec<Evidence>) -> Verdict {
     Verdict {
         kind: VerdictKind::Bottleneck,
         level,
         gpu: None,
-        finding: finding.to_owned(),
+        finding,
         evidence,
     }
 }
@@ -110,7 +110,7 @@ fn verdict(level: Level, finding: &str, evidence: Vec<Evidence>) -> Verdict {
 /// With a run: compare what the job used with what the machine gives.
 fn from_run(profile: &Profile) -> Verdict {
     let Some(run) = profile.runs.as_ref() else {
-        return verdict(Level::Info, "undetermined", vec![]);
+        return verdict(Level::Info, Finding::Undetermined, vec![]);
     };
     let util = p50(run.gpu_utilization_pct.as_ref());
     let mut candidates = Vec::new();
@@ -118,7 +118,7 @@ fn from_run(profile: &Profile) -> Verdict {
     if let (Some(busy), Some(cores)) = (p50(run.cpu_busy_cores.as_ref()), usable_cores(profile)) {
         let share = busy / cores;
         candidates.push(Candidate {
-            finding: "cpu_bound",
+            finding: Finding::CpuBound,
             share: share / CPU_SATURATED_SHARE,
             evidence: vec![
                 ev("cpu_busy_cores_p50", format!("{busy:.1}")),
@@ -152,7 +152,7 @@ fn from_run(profile: &Profile) -> Verdict {
     }
     if let Some(share) = disk_share {
         candidates.push(Candidate {
-            finding: "disk_bound",
+            finding: Finding::DiskBound,
             share,
             evidence: disk_evidence,
         });
@@ -164,7 +164,7 @@ fn from_run(profile: &Profile) -> Verdict {
     ) {
         let share = rate / ceiling;
         candidates.push(Candidate {
-            finding: "network_bound",
+            finding: Finding::NetworkBound,
             share: share / NETWORK_SATURATED_SHARE,
             evidence: vec![
                 ev("net_rx_mbit_per_s_p50", format!("{rate:.0}")),
@@ -180,7 +180,7 @@ fn from_run(profile: &Profile) -> Verdict {
     {
         let mut evidence: Vec<Evidence> = util_evidence.into_iter().collect();
         evidence.push(ev("threshold_pct", GPU_BOUND_PCT));
-        return verdict(Level::Ok, "gpu_bound", evidence);
+        return verdict(Level::Ok, Finding::GpuBound, evidence);
     }
     // The most saturated input (share ≥ 1 means at or over its threshold).
     let worst = candidates
@@ -195,7 +195,7 @@ fn from_run(profile: &Profile) -> Verdict {
     match util {
         Some(u) if u < GPU_STARVED_PCT => verdict(
             Level::Warn,
-            "gpu_underused",
+            Finding::GpuUnderused,
             vec![
                 ev("gpu_utilization_p50_pct", format!("{u:.0}")),
                 ev("threshold_pct", GPU_STARVED_PCT),
@@ -208,12 +208,12 @@ fn from_run(profile: &Profile) -> Verdict {
         ),
         Some(u) => verdict(
             Level::Info,
-            "gpu_mostly_busy",
+            Finding::GpuMostlyBusy,
             vec![ev("gpu_utilization_p50_pct", format!("{u:.0}"))],
         ),
         None => verdict(
             Level::Info,
-            "undetermined",
+            Finding::Undetermined,
             vec![ev(
                 "reason",
                 "no GPU utilisation was sampled during the run",
@@ -231,12 +231,12 @@ fn from_figures(profile: &Profile) -> Option<Verdict> {
     if disk.is_none() && !measured_network {
         return None;
     }
-    let mut issues: Vec<(&str, Evidence)> = Vec::new();
+    let mut issues: Vec<(Finding, Evidence)> = Vec::new();
     let mut fine = Vec::new();
     if let Some(read) = disk.and_then(|d| d.seq_read.as_ref()) {
         let e = ev("disk_seq_read_mb_per_s", format!("{:.0}", read.mb_per_s));
         if read.mb_per_s < SLOW_DISK_MB_PER_S {
-            issues.push(("slow_disk", e));
+            issues.push((Finding::SlowDisk, e));
         } else {
             fine.push(e);
         }
@@ -244,7 +244,7 @@ fn from_figures(profile: &Profile) -> Option<Verdict> {
     if let Some(random) = disk.and_then(|d| d.rand_read.as_ref()) {
         let e = ev("disk_random_read_iops", format!("{:.0}", random.iops));
         if random.iops < SLOW_RANDOM_IOPS {
-            issues.push(("slow_disk", e));
+            issues.push((Finding::SlowDisk, e));
         } else {
             fine.push(e);
         }
@@ -252,7 +252,7 @@ fn from_figures(profile: &Profile) -> Option<Verdict> {
     if let Some(best) = best_download_mbit_per_s(profile) {
         let e = ev("best_download_mbit_per_s", format!("{best:.0}"));
         if best < SLOW_NETWORK_MBIT_PER_S {
-            issues.push(("slow_network", e));
+            issues.push((Finding::SlowNetwork, e));
         } else {
             fine.push(e);
         }
@@ -264,7 +264,7 @@ fn from_figures(profile: &Profile) -> Option<Verdict> {
         let per_gpu = cores / gpus as f64;
         let e = ev("usable_cores_per_gpu", format!("{per_gpu:.1}"));
         if per_gpu < MIN_CORES_PER_GPU {
-            issues.push(("few_cpu_cores", e));
+            issues.push((Finding::FewCpuCores, e));
         } else {
             fine.push(e);
         }
@@ -276,7 +276,7 @@ fn from_figures(profile: &Profile) -> Option<Verdict> {
             evidence.extend(fine);
             verdict(Level::Warn, finding, evidence)
         }
-        None => verdict(Level::Ok, "inputs_adequate", fine),
+        None => verdict(Level::Ok, Finding::InputsAdequate, fine),
     })
 }
 
@@ -406,7 +406,7 @@ mod tests {
             f64,
             f64,
             Level,
-            &'static str,
+            Finding,
             &'static str,
         );
         let rows: [Row; 8] = [
@@ -418,7 +418,7 @@ mod tests {
                 900.0,
                 900.0,
                 Level::Ok,
-                "gpu_bound",
+                Finding::GpuBound,
                 "gpu_utilization_p50_pct=97",
             ),
             (
@@ -429,7 +429,7 @@ mod tests {
                 50.0,
                 10.0,
                 Level::Warn,
-                "cpu_bound",
+                Finding::CpuBound,
                 "cpu_share=0.98",
             ),
             (
@@ -440,7 +440,7 @@ mod tests {
                 950.0,
                 10.0,
                 Level::Warn,
-                "disk_bound",
+                Finding::DiskBound,
                 "disk_share=0.95",
             ),
             (
@@ -451,7 +451,7 @@ mod tests {
                 200.0,
                 10.0,
                 Level::Warn,
-                "disk_bound",
+                Finding::DiskBound,
                 "iowait_p50_pct=45",
             ),
             (
@@ -462,7 +462,7 @@ mod tests {
                 10.0,
                 9_500.0,
                 Level::Warn,
-                "network_bound",
+                Finding::NetworkBound,
                 "network_share=0.95",
             ),
             (
@@ -473,7 +473,7 @@ mod tests {
                 1_000.0,
                 0.0,
                 Level::Warn,
-                "disk_bound",
+                Finding::DiskBound,
                 "disk_share=1.00",
             ),
             (
@@ -484,7 +484,7 @@ mod tests {
                 100.0,
                 100.0,
                 Level::Warn,
-                "gpu_underused",
+                Finding::GpuUnderused,
                 "threshold_pct=60",
             ),
             (
@@ -495,7 +495,7 @@ mod tests {
                 100.0,
                 100.0,
                 Level::Info,
-                "gpu_mostly_busy",
+                Finding::GpuMostlyBusy,
                 "gpu_utilization_p50_pct=75",
             ),
         ];
@@ -507,11 +507,7 @@ mod tests {
             p.runs = Some(run(util, cpu, iowait, disk_rate, net));
             let v = bottleneck(&p).unwrap();
             assert_eq!(v.kind, VerdictKind::Bottleneck, "{case}");
-            assert_eq!(
-                (v.level, v.finding.as_str()),
-                (level, finding),
-                "{case}: {v:?}"
-            );
+            assert_eq!((v.level, v.finding), (level, finding), "{case}: {v:?}");
             let text: Vec<String> = v
                 .evidence
                 .iter()
@@ -530,10 +526,10 @@ mod tests {
         p.host_limits = Some(limits(2.0));
         p.runs = Some(run(None, 2.0, 0.0, 0.0, 0.0));
         let v = bottleneck(&p).unwrap();
-        assert_eq!(v.finding, "cpu_bound");
+        assert_eq!(v.finding, Finding::CpuBound);
         p.runs = Some(run(None, 0.5, 0.0, 0.0, 0.0));
         let v = bottleneck(&p).unwrap();
-        assert_eq!((v.level, v.finding.as_str()), (Level::Info, "undetermined"));
+        assert_eq!((v.level, v.finding), (Level::Info, Finding::Undetermined));
     }
 
     #[test]
@@ -542,17 +538,17 @@ mod tests {
         let mut p = base(1);
         p.host_limits = Some(limits(24.0));
         p.runs = Some(run(Some(30.0), 4.0, 2.0, 5_000.0, 50_000.0));
-        assert_eq!(bottleneck(&p).unwrap().finding, "gpu_underused");
+        assert_eq!(bottleneck(&p).unwrap().finding, Finding::GpuUnderused);
         // Without host limits the host's logical cores (96) are the capacity.
         p.host_limits = None;
         p.runs = Some(run(Some(30.0), 90.0, 2.0, 0.0, 0.0));
-        assert_eq!(bottleneck(&p).unwrap().finding, "cpu_bound");
+        assert_eq!(bottleneck(&p).unwrap().finding, Finding::CpuBound);
     }
 
     #[test]
     fn figure_verdicts_follow_the_table() {
         // (case, seq read MB/s, random IOPS, download Mbit/s, usable cores, GPUs, level, finding)
-        type Row = (&'static str, f64, f64, f64, f64, usize, Level, &'static str);
+        type Row = (&'static str, f64, f64, f64, f64, usize, Level, Finding);
         let rows: [Row; 5] = [
             (
                 "fast everything",
@@ -562,7 +558,7 @@ mod tests {
                 32.0,
                 4,
                 Level::Ok,
-                "inputs_adequate",
+                Finding::InputsAdequate,
             ),
             (
                 "slow sequential disk",
@@ -572,7 +568,7 @@ mod tests {
                 32.0,
                 4,
                 Level::Warn,
-                "slow_disk",
+                Finding::SlowDisk,
             ),
             (
                 "few random IOPS",
@@ -582,7 +578,7 @@ mod tests {
                 32.0,
                 4,
                 Level::Warn,
-                "slow_disk",
+                Finding::SlowDisk,
             ),
             (
                 "slow network",
@@ -592,7 +588,7 @@ mod tests {
                 32.0,
                 4,
                 Level::Warn,
-                "slow_network",
+                Finding::SlowNetwork,
             ),
             (
                 "8 GPUs on 16 cores",
@@ -602,7 +598,7 @@ mod tests {
                 16.0,
                 8,
                 Level::Warn,
-                "few_cpu_cores",
+                Finding::FewCpuCores,
             ),
         ];
         for (case, read, iops, down, cores, gpus, level, finding) in rows {
@@ -611,11 +607,7 @@ mod tests {
             p.disk = Some(disk(read, iops));
             p.network = Some(network(down));
             let v = bottleneck(&p).unwrap();
-            assert_eq!(
-                (v.level, v.finding.as_str()),
-                (level, finding),
-                "{case}: {v:?}"
-            );
+            assert_eq!((v.level, v.finding), (level, finding), "{case}: {v:?}");
         }
     }
 

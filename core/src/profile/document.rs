@@ -18,6 +18,8 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use thiserror::Error;
 
+use crate::numbers::problem::JsonProblem;
+
 use crate::profile::benchmark::GpuBenchmark;
 use crate::profile::disk::DiskReport;
 use crate::profile::gpu::{DriverFacts, GpuFacts, SharingMarkers};
@@ -99,21 +101,11 @@ pub struct ToolInfo {
 #[derive(Debug, Clone, PartialEq, Eq, Error)]
 pub enum ProfileError {
     /// The text is not JSON at all.
-    #[error("not valid JSON (line {line}, column {column}): {message}")]
-    NotJson {
-        /// 1-based line of the first error.
-        line: usize,
-        /// 1-based column of the first error.
-        column: usize,
-        /// The parser's description.
-        message: String,
-    },
+    #[error("not valid JSON (line {}, column {}): {}", .0.line, .0.column, .0.detail)]
+    NotJson(JsonProblem),
     /// Valid JSON, but not a gpufare profile (no numeric `format_version`, or another tool's).
-    #[error("not a gpufare profile: {why}")]
-    Foreign {
-        /// What is missing or wrong.
-        why: String,
-    },
+    #[error("not a gpufare profile: {0}")]
+    Foreign(Foreign),
     /// Written by a newer gpufare than this one.
     #[error(
         "profile format version {found} is newer than this gpufare supports (up to {max}); update gpufare"
@@ -125,48 +117,61 @@ pub enum ProfileError {
         max: u32,
     },
     /// A gpufare profile of a supported version with a missing or mistyped field.
-    #[error("invalid profile (line {line}, column {column}): {message}")]
-    Invalid {
-        /// 1-based line of the first error.
-        line: usize,
-        /// 1-based column of the first error.
-        column: usize,
-        /// The parser's description, naming the field.
-        message: String,
-    },
+    #[error("invalid profile (line {}, column {}): {}", .0.line, .0.column, .0.detail)]
+    Invalid(JsonProblem),
 }
 
 impl ProfileError {
     /// A stable identifier for the reason, used by the site to pick a translated message.
     pub fn code(&self) -> &'static str {
         match self {
-            ProfileError::NotJson { .. } => "not_json",
-            ProfileError::Foreign { .. } => "foreign",
+            ProfileError::NotJson(_) => "not_json",
+            ProfileError::Foreign(_) => "foreign",
             ProfileError::UnsupportedFormat { .. } => "newer_version",
-            ProfileError::Invalid { .. } => "invalid",
+            ProfileError::Invalid(_) => "invalid",
         }
     }
+}
+
+/// Why a JSON document is not a gpufare profile.
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+pub enum Foreign {
+    /// An array, a string or a number at the top.
+    #[error("the document is not a JSON object")]
+    NotAnObject,
+    /// No `format_version` field.
+    #[error("it has no format_version field")]
+    NoFormatVersion,
+    /// A `format_version` that is not a whole number.
+    #[error("format_version is {value}, not a whole number")]
+    VersionNotWhole {
+        /// The value found.
+        value: String,
+    },
+    /// Written by another tool.
+    #[error("it was written by {name:?}")]
+    OtherTool {
+        /// The tool's name.
+        name: String,
+    },
+    /// `format_version` 0.
+    #[error("format_version 0 does not exist")]
+    VersionZero,
 }
 
 /// Reads a profile from JSON text, checking the format version before anything else.
 pub fn parse_profile(text: &str) -> Result<Profile, ProfileError> {
     let value: serde_json::Value =
-        serde_json::from_str(text).map_err(|e| ProfileError::NotJson {
-            line: e.line(),
-            column: e.column(),
-            message: strip_position(&e.to_string()),
-        })?;
-    let object = value.as_object().ok_or_else(|| ProfileError::Foreign {
-        why: "the document is not a JSON object".to_owned(),
-    })?;
+        serde_json::from_str(text).map_err(|e| ProfileError::NotJson(e.into()))?;
+    let object = value
+        .as_object()
+        .ok_or(ProfileError::Foreign(Foreign::NotAnObject))?;
     let version = match object.get("format_version") {
-        None => {
-            return Err(ProfileError::Foreign {
-                why: "it has no format_version field".to_owned(),
-            });
-        }
-        Some(v) => v.as_u64().ok_or_else(|| ProfileError::Foreign {
-            why: format!("format_version is {v}, not a whole number"),
+        None => return Err(ProfileError::Foreign(Foreign::NoFormatVersion)),
+        Some(v) => v.as_u64().ok_or_else(|| {
+            ProfileError::Foreign(Foreign::VersionNotWhole {
+                value: v.to_string(),
+            })
         })?,
     };
     if let Some(name) = object
@@ -175,14 +180,12 @@ pub fn parse_profile(text: &str) -> Result<Profile, ProfileError> {
         .and_then(|n| n.as_str())
         && name != TOOL_NAME
     {
-        return Err(ProfileError::Foreign {
-            why: format!("it was written by {name:?}"),
-        });
+        return Err(ProfileError::Foreign(Foreign::OtherTool {
+            name: name.to_owned(),
+        }));
     }
     if version == 0 {
-        return Err(ProfileError::Foreign {
-            why: "format_version 0 does not exist".to_owned(),
-        });
+        return Err(ProfileError::Foreign(Foreign::VersionZero));
     }
     if version > u64::from(PROFILE_FORMAT_VERSION) {
         return Err(ProfileError::UnsupportedFormat {
@@ -190,25 +193,13 @@ pub fn parse_profile(text: &str) -> Result<Profile, ProfileError> {
             max: PROFILE_FORMAT_VERSION,
         });
     }
-    serde_json::from_str(text).map_err(|e| ProfileError::Invalid {
-        line: e.line(),
-        column: e.column(),
-        message: strip_position(&e.to_string()),
-    })
+    serde_json::from_str(text).map_err(|e| ProfileError::Invalid(e.into()))
 }
 
 /// Writes a profile as pretty JSON; `format_version` comes first because it is declared first.
 pub fn profile_to_json(profile: &Profile) -> String {
     // Serialising these plain types cannot fail: no maps with non-string keys, no foreign types.
     serde_json::to_string_pretty(profile).unwrap_or_default()
-}
-
-/// serde_json appends " at line L column C"; the position is kept in separate fields.
-fn strip_position(message: &str) -> String {
-    match message.rfind(" at line ") {
-        Some(i) => message[..i].to_owned(),
-        None => message.to_owned(),
-    }
 }
 
 #[cfg(test)]

@@ -20,7 +20,7 @@ use crate::offers::offer::IoRates;
 use crate::offers::tenancy::{SlowdownOverride, SlowdownSource, Tenancy};
 use crate::profile::document::Profile;
 use crate::profile::figures::machine_figures;
-use crate::profile::verdict::{Level, VerdictKind};
+use crate::profile::verdict::{Finding, Level, VerdictKind};
 use crate::profile::verdicts::analyse;
 
 /// Share of the dense FP16 peak a healthy dedicated card reaches on a large GEMM (a rule of
@@ -96,10 +96,10 @@ pub fn measured_factors(profile: &Profile) -> Vec<MeasuredFactors> {
             let tenancy = verdicts
                 .iter()
                 .filter(|v| v.gpu == Some(g.index) && v.kind == VerdictKind::Slice)
-                .find_map(|v| match v.finding.as_str() {
-                    "mig_slice" => Some(Tenancy::Mig),
-                    "vgpu" => Some(Tenancy::Vgpu),
-                    "memory_capped" => Some(Tenancy::MemCappedContainer),
+                .find_map(|v| match v.finding {
+                    Finding::MigSlice => Some(Tenancy::Mig),
+                    Finding::Vgpu => Some(Tenancy::Vgpu),
+                    Finding::MemoryCapped => Some(Tenancy::MemCappedContainer),
                     _ => None,
                 });
             Some(MeasuredFactors {

@@ -2,8 +2,8 @@
 //! degraded, is the card power-capped or throttling, how much does speed wobble.
 //!
 //! Everything is computed from the raw facts in the profile, so the site recomputes the same
-//! verdicts from an imported file. Heuristics and their evidence: `shared/docs/research/probe.md`
-//! §3.6 — VRAM visible vs nominal (NVML `memory.total`; ECC costs up to 1/16 on GDDR cards, so a
+//! verdicts from an imported file. The heuristics (their public sources are in docs/sources.md):
+//! VRAM visible vs nominal (NVML `memory.total`; ECC costs up to 1/16 on GDDR cards, so a
 //! ratio from 0.90 up is a whole card), MIG and vGPU names and modes, sharing-layer markers
 //! (HAMi, cGPU, eGPU, MPS), utilisation or memory in use by processes that are not ours (NVML
 //! reports host PIDs; the probe records its own so any other PID is a neighbour), the PCIe link
@@ -16,7 +16,7 @@ use crate::profile::document::Profile;
 use crate::profile::figures::{OVERSIZE_RATIO, SLICE_RATIO, memory_ratio};
 use crate::profile::gpu::GpuFacts;
 use crate::profile::sampling::GpuSamples;
-use crate::profile::verdict::{Level, Verdict, VerdictKind};
+use crate::profile::verdict::{Finding, Level, Verdict, VerdictKind};
 
 /// Utilisation at or above this P95 with no process of ours means someone else is computing.
 pub const BUSY_PCT: f64 = 5.0;
@@ -67,8 +67,9 @@ pub fn analyse(profile: &Profile) -> Vec<Verdict> {
             .gpus_unavailable
             .clone()
             .unwrap_or_else(|| "no GPU listed".to_owned());
-        let mut out =
-            vec![Verdict::new(VerdictKind::NoGpu, Level::Info, None, "no_gpu").with("reason", why)];
+        let mut out = vec![
+            Verdict::new(VerdictKind::NoGpu, Level::Info, None, Finding::NoGpu).with("reason", why),
+        ];
         out.extend(crate::profile::bottleneck::bottleneck(profile));
         return out;
     }
@@ -104,7 +105,7 @@ fn slice(profile: &Profile, gpu: &GpuFacts) -> Verdict {
     };
     if let Some(p) = mig_profile(&gpu.name) {
         return add_memory(
-            Verdict::new(VerdictKind::Slice, Level::Warn, index, "mig_slice")
+            Verdict::new(VerdictKind::Slice, Level::Warn, index, Finding::MigSlice)
                 .with("mig_profile", p),
         );
     }
@@ -113,12 +114,12 @@ fn slice(profile: &Profile, gpu: &GpuFacts) -> Verdict {
             VerdictKind::Slice,
             Level::Warn,
             index,
-            "mig_slice",
+            Finding::MigSlice,
         ));
     }
     if gpu.virtualization_mode.as_deref() == Some("vgpu") || vgpu_profile(&gpu.name) {
-        let v =
-            Verdict::new(VerdictKind::Slice, Level::Warn, index, "vgpu").with("name", &gpu.name);
+        let v = Verdict::new(VerdictKind::Slice, Level::Warn, index, Finding::Vgpu)
+            .with("name", &gpu.name);
         let v = match &gpu.virtualization_mode {
             Some(m) => v.with("virtualization_mode", m),
             None => v,
@@ -145,7 +146,7 @@ fn slice(profile: &Profile, gpu: &GpuFacts) -> Verdict {
                 VerdictKind::Slice,
                 Level::Warn,
                 index,
-                "memory_capped",
+                Finding::MemoryCapped,
             ));
             if limiter.is_empty() {
                 v
@@ -156,29 +157,44 @@ fn slice(profile: &Profile, gpu: &GpuFacts) -> Verdict {
         _ if cuda_small.is_some() => {
             let (cuda, nvml) = cuda_small.unwrap_or_default();
             add_memory(
-                Verdict::new(VerdictKind::Slice, Level::Warn, index, "cuda_level_limit")
-                    .with("cuda_total_mib", format!("{:.0}", mib(cuda)))
-                    .with("nvml_total_mib", format!("{:.0}", mib(nvml))),
+                Verdict::new(
+                    VerdictKind::Slice,
+                    Level::Warn,
+                    index,
+                    Finding::CudaLevelLimit,
+                )
+                .with("cuda_total_mib", format!("{:.0}", mib(cuda)))
+                .with("nvml_total_mib", format!("{:.0}", mib(nvml))),
             )
         }
         _ if !limiter.is_empty() => add_memory(
-            Verdict::new(VerdictKind::Slice, Level::Warn, index, "sharing_layer")
-                .with("markers", limiter.join(", ")),
+            Verdict::new(
+                VerdictKind::Slice,
+                Level::Warn,
+                index,
+                Finding::SharingLayer,
+            )
+            .with("markers", limiter.join(", ")),
         ),
         Some(r) if r > OVERSIZE_RATIO => add_memory(Verdict::new(
             VerdictKind::Slice,
             Level::Info,
             index,
-            "more_memory_than_nominal",
+            Finding::MoreMemoryThanNominal,
         )),
         Some(_) => add_memory(Verdict::new(
             VerdictKind::Slice,
             Level::Ok,
             index,
-            "whole_card",
+            Finding::WholeCard,
         )),
-        None => Verdict::new(VerdictKind::Slice, Level::Info, index, "unknown_model")
-            .with("name", &gpu.name),
+        None => Verdict::new(
+            VerdictKind::Slice,
+            Level::Info,
+            index,
+            Finding::UnknownModel,
+        )
+        .with("name", &gpu.name),
     }
 }
 
@@ -208,13 +224,18 @@ fn neighbours(profile: &Profile, gpu: &GpuFacts, samples: Option<&GpuSamples>) -
     let mem = samples
         .and_then(|s| s.metrics.get("memory_used_mib"))
         .and_then(|m| m.summary);
-    let mut v = Verdict::new(VerdictKind::NoisyNeighbour, Level::Ok, index, "quiet");
+    let mut v = Verdict::new(
+        VerdictKind::NoisyNeighbour,
+        Level::Ok,
+        index,
+        Finding::Quiet,
+    );
     if !foreign.is_empty() {
         v = Verdict::new(
             VerdictKind::NoisyNeighbour,
             Level::Warn,
             index,
-            "foreign_processes",
+            Finding::ForeignProcesses,
         )
         .with(
             "foreign_pids",
@@ -236,7 +257,7 @@ fn neighbours(profile: &Profile, gpu: &GpuFacts, samples: Option<&GpuSamples>) -
                 VerdictKind::NoisyNeighbour,
                 Level::Warn,
                 index,
-                "busy_while_idle",
+                Finding::BusyWhileIdle,
             );
         }
         v = v
@@ -251,7 +272,7 @@ fn neighbours(profile: &Profile, gpu: &GpuFacts, samples: Option<&GpuSamples>) -
                     VerdictKind::NoisyNeighbour,
                     Level::Warn,
                     index,
-                    "memory_in_use",
+                    Finding::MemoryInUse,
                 );
             }
             v = v
@@ -271,7 +292,7 @@ fn neighbours(profile: &Profile, gpu: &GpuFacts, samples: Option<&GpuSamples>) -
                 VerdictKind::NoisyNeighbour,
                 Level::Info,
                 index,
-                "not_sampled",
+                Finding::NotSampled,
             );
         }
     }
@@ -282,7 +303,12 @@ fn pcie(profile: &Profile, gpu: &GpuFacts) -> Option<Verdict> {
     let link = gpu.pcie?;
     let index = Some(gpu.index);
     let spec = spec_for(&gpu.name);
-    let mut v = Verdict::new(VerdictKind::PcieDegraded, Level::Ok, index, "full_link");
+    let mut v = Verdict::new(
+        VerdictKind::PcieDegraded,
+        Level::Ok,
+        index,
+        Finding::FullLink,
+    );
     if let (Some(max), Some(s)) = (link.gen_max, spec)
         && max < s.pcie_gen
     {
@@ -290,7 +316,7 @@ fn pcie(profile: &Profile, gpu: &GpuFacts) -> Option<Verdict> {
             VerdictKind::PcieDegraded,
             Level::Warn,
             index,
-            "slot_below_card",
+            Finding::SlotBelowCard,
         )
         .with("gen_max", max)
         .with("card_gen", s.pcie_gen);
@@ -299,7 +325,12 @@ fn pcie(profile: &Profile, gpu: &GpuFacts) -> Option<Verdict> {
         && w < 16
     {
         if v.level == Level::Ok {
-            v = Verdict::new(VerdictKind::PcieDegraded, Level::Warn, index, "narrow_link");
+            v = Verdict::new(
+                VerdictKind::PcieDegraded,
+                Level::Warn,
+                index,
+                Finding::NarrowLink,
+            );
         }
         v = v.with("width_max", w);
     }
@@ -316,7 +347,7 @@ fn pcie(profile: &Profile, gpu: &GpuFacts) -> Option<Verdict> {
                     VerdictKind::PcieDegraded,
                     Level::Warn,
                     index,
-                    "slow_host_to_device",
+                    Finding::SlowHostToDevice,
                 );
             }
             v = v
@@ -350,21 +381,26 @@ fn share_of(samples: Option<&GpuSamples>, reason: &str) -> Option<f64> {
 fn power(gpu: &GpuFacts, samples: Option<&GpuSamples>) -> Option<Verdict> {
     let index = Some(gpu.index);
     let p = gpu.power?;
-    let mut v = Verdict::new(VerdictKind::PowerCapped, Level::Ok, index, "default_limit");
+    let mut v = Verdict::new(
+        VerdictKind::PowerCapped,
+        Level::Ok,
+        index,
+        Finding::DefaultLimit,
+    );
     if let (Some(limit), Some(default)) = (p.limit_w, p.default_limit_w) {
         v = v
             .with("limit_w", format!("{limit:.0}"))
             .with("default_limit_w", format!("{default:.0}"));
         if limit < 0.9 * default {
             v.level = Level::Warn;
-            v.finding = "limit_below_default".to_owned();
+            v.finding = Finding::LimitBelowDefault.to_owned();
         }
     }
     if let Some(share) = share_of(samples, "sw_power_cap").filter(|s| *s > 0.2) {
         v = v.with("power_capped_share", format!("{:.0} %", share * 100.0));
         if v.level == Level::Ok {
             v.level = Level::Info;
-            v.finding = "capping_observed".to_owned();
+            v.finding = Finding::CappingObserved.to_owned();
         }
     }
     Some(v)
@@ -387,17 +423,22 @@ fn thermal(gpu: &GpuFacts, samples: Option<&GpuSamples>) -> Option<Verdict> {
     if seen.is_empty() && temp.is_none() {
         return None;
     }
-    let mut v = Verdict::new(VerdictKind::ThermalThrottling, Level::Ok, index, "cool");
+    let mut v = Verdict::new(
+        VerdictKind::ThermalThrottling,
+        Level::Ok,
+        index,
+        Finding::Cool,
+    );
     if let Some(t) = temp {
         v = v.with("temperature_max_c", format!("{t:.0}"));
         if t >= 85.0 {
             v.level = Level::Warn;
-            v.finding = "hot".to_owned();
+            v.finding = Finding::Hot.to_owned();
         }
     }
     if !seen.is_empty() {
         v.level = Level::Alert;
-        v.finding = "thermal_slowdown".to_owned();
+        v.finding = Finding::ThermalSlowdown.to_owned();
         v = v.with("reasons", seen.join(", "));
     }
     Some(v)
@@ -408,7 +449,7 @@ fn memory_errors(gpu: &GpuFacts) -> Option<Verdict> {
     let index = Some(gpu.index);
     let uncorrected = ecc.uncorrected_volatile.unwrap_or(0);
     let retired = ecc.retired_pages.unwrap_or(0);
-    let mut v = Verdict::new(VerdictKind::MemoryErrors, Level::Ok, index, "clean");
+    let mut v = Verdict::new(VerdictKind::MemoryErrors, Level::Ok, index, Finding::Clean);
     if let Some(e) = ecc.enabled {
         v = v.with("ecc_enabled", e);
     }
@@ -417,7 +458,7 @@ fn memory_errors(gpu: &GpuFacts) -> Option<Verdict> {
             VerdictKind::MemoryErrors,
             Level::Warn,
             index,
-            "retired_pages",
+            Finding::RetiredPages,
         )
         .with("retired_pages", retired);
     }
@@ -426,7 +467,7 @@ fn memory_errors(gpu: &GpuFacts) -> Option<Verdict> {
             VerdictKind::MemoryErrors,
             Level::Alert,
             index,
-            "uncorrected_errors",
+            Finding::UncorrectedErrors,
         )
         .with("uncorrected_volatile", uncorrected)
         .with("retired_pages", retired);
@@ -451,9 +492,9 @@ fn benchmark(profile: &Profile, gpu: &GpuFacts) -> Vec<Verdict> {
             Level::Ok
         };
         let finding = if level == Level::Ok {
-            "steady"
+            Finding::Steady
         } else {
-            "step_time_spread"
+            Finding::StepTimeSpread
         };
         out.push(
             Verdict::new(VerdictKind::Jitter, level, index, finding)
@@ -470,9 +511,9 @@ fn benchmark(profile: &Profile, gpu: &GpuFacts) -> Vec<Verdict> {
             if share < 0.5 { Level::Warn } else { Level::Ok },
             index,
             if share < 0.5 {
-                "below_half_of_nominal"
+                Finding::BelowHalfOfNominal
             } else {
-                "near_nominal"
+                Finding::NearNominal
             },
         )
         .with("achieved_tflops", format!("{achieved:.1}"))

@@ -10,15 +10,16 @@ use serde::{Deserialize, Serialize};
 use thiserror::Error;
 
 use crate::numbers::money::{Currency, Money, convert};
+use crate::numbers::problem::{FieldError, JsonProblem};
 use crate::offers::billing::BillingMode;
 use crate::offers::catalog::Catalog;
 use crate::offers::import::{OnClash, merge};
 use crate::offers::offer::{Offer, RegionClass};
-use crate::offers::validate::validate_offer;
+use crate::offers::validate::{MAX_OFFER_PRICE, validate_offer};
 use crate::plan::context::Context;
 use crate::plan::settings::{PlanError, PlanSettings};
 use crate::plan::{PlanResult, plan};
-use crate::task::document::TaskProfile;
+use crate::task::document::{TaskError, TaskProfile};
 
 /// The scenario format this build writes and the newest it reads.
 pub const SCENARIO_FORMAT_VERSION: u32 = 1;
@@ -127,14 +128,14 @@ pub struct Scenario {
 }
 
 /// Why a scenario (or share link) could not be read.
-#[derive(Debug, Clone, PartialEq, Eq, Error)]
+#[derive(Debug, Clone, PartialEq, Error)]
 pub enum ScenarioError {
     /// The link's text is not base64.
     #[error("the link is damaged (not base64)")]
     NotBase64,
-    /// The JSON is malformed or a field is wrong.
-    #[error("the scenario is invalid: {0}")]
-    Invalid(String),
+    /// Not JSON, or a field of the wrong type.
+    #[error("the scenario is invalid (line {}, column {}): {}", .0.line, .0.column, .0.detail)]
+    Json(JsonProblem),
     /// Written by a newer gpufare.
     #[error("scenario format version {found} is newer than this gpufare supports (up to {max})")]
     UnsupportedFormat {
@@ -142,6 +143,26 @@ pub enum ScenarioError {
         found: u64,
         /// The newest version this build reads.
         max: u32,
+    },
+    /// The task is out of range.
+    #[error("the scenario is invalid: {0}")]
+    Task(TaskError),
+    /// A setting is out of range.
+    #[error("the scenario is invalid: setting {}: {}", .0.field, .0.problem)]
+    Setting(FieldError),
+    /// An offer the user added is unusable.
+    #[error("the scenario is invalid: added offer {id}, field {}: {}", .error.field, .error.problem)]
+    AddedOffer {
+        /// The offer's id.
+        id: String,
+        /// The field at fault and why.
+        error: FieldError,
+    },
+    /// A price the user edited is out of range.
+    #[error("the scenario is invalid: the edited price of {id} must be between 0 and 100000000")]
+    EditedPrice {
+        /// The offer whose price was edited.
+        id: String,
     },
 }
 
@@ -219,26 +240,21 @@ impl Scenario {
                 max: SCENARIO_FORMAT_VERSION,
             });
         }
-        self.task
-            .validate()
-            .map_err(|e| ScenarioError::Invalid(e.to_string()))?;
-        self.settings
-            .validate()
-            .map_err(|e| ScenarioError::Invalid(e.to_string()))?;
+        self.task.validate().map_err(ScenarioError::Task)?;
+        self.settings.validate().map_err(ScenarioError::Setting)?;
         for o in &self.edits.added {
-            validate_offer(o).map_err(|(f, m)| {
-                ScenarioError::Invalid(format!("added offer {}: {f}: {m}", o.id))
+            validate_offer(o).map_err(|error| ScenarioError::AddedOffer {
+                id: o.id.clone(),
+                error,
             })?;
         }
-        if self
+        if let Some((id, _)) = self
             .edits
             .prices
-            .values()
-            .any(|p| p.is_sign_negative() || *p > Decimal::from(100_000_000))
+            .iter()
+            .find(|(_, p)| p.is_sign_negative() || **p > MAX_OFFER_PRICE)
         {
-            return Err(ScenarioError::Invalid(
-                "an edited price is out of range".to_owned(),
-            ));
+            return Err(ScenarioError::EditedPrice { id: id.clone() });
         }
         Ok(())
     }
@@ -247,7 +263,7 @@ impl Scenario {
 /// Reads a scenario from JSON text, checking its version and ranges.
 pub fn parse_scenario(text: &str) -> Result<Scenario, ScenarioError> {
     let value: serde_json::Value =
-        serde_json::from_str(text).map_err(|e| ScenarioError::Invalid(e.to_string()))?;
+        serde_json::from_str(text).map_err(|e| ScenarioError::Json(e.into()))?;
     let version = value
         .get("format_version")
         .and_then(serde_json::Value::as_u64)
@@ -261,7 +277,7 @@ pub fn parse_scenario(text: &str) -> Result<Scenario, ScenarioError> {
     // Parsed again from the text rather than from `value`: one deserializer for every type keeps
     // the site's wasm smaller than a second, `Value`-driven copy of each Deserialize impl.
     let scenario: Scenario =
-        serde_json::from_str(text).map_err(|e| ScenarioError::Invalid(e.to_string()))?;
+        serde_json::from_str(text).map_err(|e| ScenarioError::Json(e.into()))?;
     scenario.validate()?;
     Ok(scenario)
 }

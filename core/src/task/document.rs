@@ -9,6 +9,7 @@ use serde::{Deserialize, Serialize};
 use thiserror::Error;
 
 use crate::numbers::money::Currency;
+use crate::numbers::problem::{FieldError, JsonProblem, Problem};
 
 /// The task format this build writes and the newest it reads.
 pub const TASK_FORMAT_VERSION: u32 = 1;
@@ -250,112 +251,169 @@ fn yes() -> bool {
     true
 }
 
-/// Why a task cannot be priced; names the field.
-#[derive(Debug, Clone, PartialEq, Eq, Error)]
-#[error("task field {field}: {message}")]
-pub struct TaskError {
-    /// The field at fault.
-    pub field: String,
-    /// What is wrong.
-    pub message: String,
+/// Why a task cannot be priced: a field out of its range, or a file that is not a task.
+#[derive(Debug, Clone, PartialEq, Error)]
+pub enum TaskError {
+    /// A field holds a value the model cannot use.
+    #[error("task field {}: {}", .0.field, .0.problem)]
+    Field(FieldError),
+    /// The text is not a task document.
+    #[error("not a task (line {}, column {}): {}", .0.line, .0.column, .0.detail)]
+    Json(JsonProblem),
 }
 
+impl TaskError {
+    /// The field at fault, when one is.
+    pub fn field(&self) -> Option<&str> {
+        match self {
+            TaskError::Field(e) => Some(&e.field),
+            TaskError::Json(_) => None,
+        }
+    }
+}
+
+/// Restart overhead assumed for a checkpointed job until the user gives one, hours (reloading a
+/// checkpoint and warming up; an assumption).
+pub const DEFAULT_RESTART_HOURS: f64 = 0.1;
+/// Server-side latency on a dedicated reference card assumed until the user gives one, ms.
+pub const DEFAULT_BASE_LATENCY_MS: f64 = 100.0;
+/// Months a service runs until the user says otherwise.
+pub const DEFAULT_SERVICE_MONTHS: f64 = 1.0;
+
 impl TaskProfile {
-    /// Checks ranges so the model never sees NaN, negatives or absurd values.
+    /// Checkpoints every `hours` of work (none for `None` or 0), keeping the restart overhead
+    /// given before, or [`DEFAULT_RESTART_HOURS`].
+    pub fn set_checkpoint_interval(&mut self, hours: Option<f64>) {
+        let restart = self
+            .checkpoint
+            .map_or(DEFAULT_RESTART_HOURS, |c| c.restart_overhead_hours);
+        self.checkpoint = hours.filter(|h| *h > 0.0).map(|interval_hours| Checkpoint {
+            interval_hours,
+            restart_overhead_hours: restart,
+        });
+    }
+
+    /// A P99 latency target (none for `None`), keeping the base latency given before, or
+    /// [`DEFAULT_BASE_LATENCY_MS`].
+    pub fn set_latency_target(&mut self, p99_ms: Option<f64>) {
+        let base_ms = self.latency.map_or(DEFAULT_BASE_LATENCY_MS, |l| l.base_ms);
+        self.latency = p99_ms.map(|p99_ms| LatencyTarget { p99_ms, base_ms });
+    }
+
+    /// A service of `hours_per_month` (none for `None`), keeping the months given before, or
+    /// [`DEFAULT_SERVICE_MONTHS`].
+    pub fn set_service_hours(&mut self, hours_per_month: Option<f64>) {
+        let months = self.service.map_or(DEFAULT_SERVICE_MONTHS, |s| s.months);
+        self.service = hours_per_month.map(|hours_per_month| Service {
+            hours_per_month,
+            months,
+        });
+    }
+
+    /// A prototype phase of `hours` on shared capacity (none for `None` or 0).
+    pub fn set_prototype_hours(&mut self, hours: Option<f64>) {
+        self.prototype = hours.filter(|h| *h > 0.0).map(|hours| Prototype { hours });
+    }
+}
+
+/// Checks that `v` is a number in `min..=max`, naming `field` when it is not.
+fn check(field: &str, v: f64, min: f64, max: f64) -> Result<(), TaskError> {
+    if v.is_finite() && v >= min && v <= max {
+        Ok(())
+    } else {
+        Err(TaskError::Field(FieldError::new(
+            field,
+            Problem::OutOfRange { min, max },
+        )))
+    }
+}
+
+/// The largest amount of money a task may name: a trillion in its currency.
+pub const MAX_TASK_MONEY: Decimal = Decimal::from_parts(3_567_587_328, 232, 0, false, 0);
+
+impl TaskProfile {
+    /// Checks ranges so the model never sees NaN, negatives or absurd values; the error names the
+    /// field (nested fields with dots, e.g. `checkpoint.interval_hours`).
     pub fn validate(&self) -> Result<(), TaskError> {
-        let fail = |field: &str, message: &str| {
-            Err(TaskError {
-                field: field.to_owned(),
-                message: message.to_owned(),
-            })
-        };
-        let in_range = |v: f64, lo: f64, hi: f64| v.is_finite() && v >= lo && v <= hi;
+        let field =
+            |name: &str, problem: Problem| Err(TaskError::Field(FieldError::new(name, problem)));
         if self.format_version > TASK_FORMAT_VERSION {
-            return Err(TaskError {
-                field: "format_version".to_owned(),
-                message: format!(
-                    "version {} is newer than this gpufare supports (up to {TASK_FORMAT_VERSION})",
-                    self.format_version
-                ),
-            });
+            return field(
+                "format_version",
+                Problem::NewerVersion {
+                    found: u64::from(self.format_version),
+                    max: TASK_FORMAT_VERSION,
+                },
+            );
         }
-        if !in_range(self.work_hours, 0.0, 1_000_000.0) {
-            return fail("work_hours", "must be between 0 and 1000000");
-        }
+        check("work_hours", self.work_hours, 0.0, 1_000_000.0)?;
         if crate::hardware::gpu::find_gpu(&self.reference_gpu).is_none() {
-            return fail("reference_gpu", "is not in the GPU spec table");
+            return field(
+                "reference_gpu",
+                Problem::UnknownGpu {
+                    name: self.reference_gpu.clone(),
+                },
+            );
         }
-        if self.runs == 0 || self.runs > 10_000 {
-            return fail("runs", "must be between 1 and 10000");
+        check("runs", f64::from(self.runs), 1.0, 10_000.0)?;
+        check("vram_gib", self.vram_gib, 0.0, 100_000.0)?;
+        check("gpus", f64::from(self.gpus), 1.0, 1024.0)?;
+        if let Some(d) = self.deadline_hours {
+            check("deadline_hours", d, 0.0, 1_000_000.0)?;
         }
-        if !in_range(self.vram_gib, 0.0, 100_000.0) {
-            return fail("vram_gib", "must be between 0 and 100000");
-        }
-        if self.gpus == 0 || self.gpus > 1024 {
-            return fail("gpus", "must be between 1 and 1024");
-        }
-        if let Some(d) = self.deadline_hours
-            && !in_range(d, 0.0, 1_000_000.0)
-        {
-            return fail("deadline_hours", "must be between 0 and 1000000");
-        }
-        let money_max = Decimal::from(1_000_000_000_000i64);
-        for (field, v) in [
+        for (name, v) in [
             ("deadline_penalty", self.deadline_penalty),
             ("value_of_time_per_hour", Some(self.value_of_time_per_hour)),
             ("budget", self.budget),
         ] {
             if let Some(v) = v
-                && (v.is_sign_negative() && !v.is_zero() || v > money_max)
+                && (v.is_sign_negative() && !v.is_zero() || v > MAX_TASK_MONEY)
             {
-                return fail(field, "must be between 0 and 1000000000000");
+                return field(
+                    name,
+                    Problem::OutOfRange {
+                        min: 0.0,
+                        max: 1e12,
+                    },
+                );
             }
         }
-        if let Some(l) = &self.latency
-            && !(in_range(l.p99_ms, 0.001, 3_600_000.0) && in_range(l.base_ms, 0.0, 3_600_000.0))
-        {
-            return fail(
-                "latency",
-                "p99_ms must be positive and base_ms not negative",
-            );
+        if let Some(l) = &self.latency {
+            check("latency.p99_ms", l.p99_ms, 0.001, 3_600_000.0)?;
+            check("latency.base_ms", l.base_ms, 0.0, 3_600_000.0)?;
         }
-        if let Some(c) = &self.checkpoint
-            && !(in_range(c.interval_hours, 0.001, 1_000_000.0)
-                && in_range(c.restart_overhead_hours, 0.0, 10_000.0))
-        {
-            return fail(
-                "checkpoint",
-                "interval_hours must be positive and restart_overhead_hours not negative",
-            );
+        if let Some(c) = &self.checkpoint {
+            check(
+                "checkpoint.interval_hours",
+                c.interval_hours,
+                0.001,
+                1_000_000.0,
+            )?;
+            check(
+                "checkpoint.restart_overhead_hours",
+                c.restart_overhead_hours,
+                0.0,
+                10_000.0,
+            )?;
         }
-        if let Some(q) = self.max_queue_hours
-            && !in_range(q, 0.0, 1_000_000.0)
-        {
-            return fail("max_queue_hours", "must be between 0 and 1000000");
+        if let Some(q) = self.max_queue_hours {
+            check("max_queue_hours", q, 0.0, 1_000_000.0)?;
         }
-        if let Some(s) = &self.service
-            && !(in_range(s.hours_per_month, 0.0, 730.0) && in_range(s.months, 0.0, 1200.0))
-        {
-            return fail(
-                "service",
-                "hours_per_month must be 0..730 and months 0..1200",
-            );
+        if let Some(s) = &self.service {
+            check("service.hours_per_month", s.hours_per_month, 0.0, 730.0)?;
+            check("service.months", s.months, 0.0, 1200.0)?;
         }
-        if let Some(p) = &self.prototype
-            && !in_range(p.hours, 0.0, 1_000_000.0)
-        {
-            return fail("prototype", "hours must be between 0 and 1000000");
+        if let Some(p) = &self.prototype {
+            check("prototype.hours", p.hours, 0.0, 1_000_000.0)?;
         }
-        for (field, v) in [
+        for (name, v) in [
             ("storage_gb", self.storage_gb),
             ("storage_months", self.storage_months),
             ("egress_gb", self.egress_gb),
             ("data_read_gb", self.data_read_gb.unwrap_or(0.0)),
             ("data_download_gb", self.data_download_gb.unwrap_or(0.0)),
         ] {
-            if !in_range(v, 0.0, 1_000_000_000.0) {
-                return fail(field, "must be between 0 and 1000000000");
-            }
+            check(name, v, 0.0, 1_000_000_000.0)?;
         }
         Ok(())
     }
@@ -363,10 +421,8 @@ impl TaskProfile {
 
 /// Reads a task from JSON, checking the version and the ranges.
 pub fn parse_task(text: &str) -> Result<TaskProfile, TaskError> {
-    let task: TaskProfile = serde_json::from_str(text).map_err(|e| TaskError {
-        field: format!("line {}, column {}", e.line(), e.column()),
-        message: e.to_string(),
-    })?;
+    let task: TaskProfile =
+        serde_json::from_str(text).map_err(|e| TaskError::Json(JsonProblem::from(e)))?;
     task.validate()?;
     Ok(task)
 }

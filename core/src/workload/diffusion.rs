@@ -50,8 +50,8 @@ use crate::task::document::TaskKind;
 use crate::workload::llm::arch::Precision;
 use crate::workload::llm::setup::{MAX_WORK, Optimizer};
 use crate::workload::types::{
-    Breakdown, CUDA_CONTEXT_GIB, GIB, MemoryEstimate, WorkloadError, assumption, check,
-    check_efficiency, check_u32,
+    Breakdown, CUDA_CONTEXT_GIB, GIB, MemoryEstimate, Unsupported, WorkloadError, assumption,
+    check, check_efficiency, check_u32,
 };
 
 /// A Stable Diffusion family model.
@@ -297,9 +297,9 @@ impl DiffusionWorkload {
                 return Err(WorkloadError::Unsupported {
                     field,
                     reason: if spec.align_px == 16 {
-                        "must be a multiple of 16 for Flux"
+                        Unsupported::NotMultipleOf16
                     } else {
-                        "must be a multiple of 8 (the VAE downsamples by 8)"
+                        Unsupported::NotMultipleOf8
                     },
                 });
             }
@@ -311,7 +311,7 @@ impl DiffusionWorkload {
                 if g.controlnets > 0 && spec.controlnet_params.is_none() {
                     return Err(WorkloadError::Unsupported {
                         field: "controlnets",
-                        reason: "Flux ControlNets vary too much in size between releases to model",
+                        reason: Unsupported::FluxControlNet,
                     });
                 }
                 check_u32("steps", g.steps, 1, 1000)?;

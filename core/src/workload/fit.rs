@@ -29,7 +29,9 @@ pub struct OfferFit {
     pub vram_gib: f64,
     /// The VRAM verdict.
     pub fit: VramFit,
-    /// Whether the offer has enough GPUs that can work together for the job.
+    /// Whether the offer has enough GPUs that can work together for the job (not written out:
+    /// the summary counts offers without it apart).
+    #[serde(skip)]
     pub enough_gpus: bool,
 }
 

@@ -8,14 +8,12 @@ use serde::{Deserialize, Serialize};
 
 use crate::hardware::gpu::{GpuSpec, gpu_specs};
 use crate::offers::catalog::Catalog;
-use crate::offers::tenancy::Tenancy;
 use crate::plan::assumption::Assumption;
-use crate::plan::feasibility::VramFit;
 use crate::task::document::TaskKind;
 use crate::workload::diffusion::{DiffusionModel, DiffusionTask};
 use crate::workload::estimate::{Workload, estimate};
 use crate::workload::fit::{OfferFit, fit_catalog};
-use crate::workload::llm::arch::{KvPrecision, llm_presets};
+use crate::workload::llm::arch::{KvPrecision, LlmArch, llm_presets};
 use crate::workload::llm::setup::LlmTask;
 use crate::workload::throughput::{RunTime, TaskFields, run_time, run_times, task_fields};
 use crate::workload::types::{Breakdown, WorkloadError};
@@ -68,39 +66,6 @@ impl From<Breakdown> for BreakdownGib {
     }
 }
 
-/// One offer in a fit summary.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
-pub struct FitOffer {
-    /// The offer's id.
-    pub offer_id: String,
-    /// Provider.
-    pub provider: String,
-    /// GPU short name.
-    pub gpu: String,
-    /// How the GPU is shared.
-    pub tenancy: Tenancy,
-    /// GPUs (or slices) in the offer.
-    pub gpu_count: u32,
-    /// VRAM visible per GPU or slice, GiB.
-    pub vram_gib: f64,
-    /// The VRAM verdict.
-    pub fit: VramFit,
-}
-
-impl From<&OfferFit> for FitOffer {
-    fn from(o: &OfferFit) -> FitOffer {
-        FitOffer {
-            offer_id: o.offer_id.clone(),
-            provider: o.provider.clone(),
-            gpu: o.gpu.clone(),
-            tenancy: o.tenancy,
-            gpu_count: o.gpu_count,
-            vram_gib: o.vram_gib,
-            fit: o.fit,
-        }
-    }
-}
-
 /// How the need fits a catalog, in counts, with the smallest slice and card that hold it.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct FitSummary {
@@ -117,9 +82,9 @@ pub struct FitSummary {
     /// Offers with too few GPUs (or slices for a multi-GPU job).
     pub too_few_gpus: u32,
     /// The slice with the least VRAM that fits (a tight one when none fits).
-    pub smallest_slice: Option<FitOffer>,
+    pub smallest_slice: Option<OfferFit>,
     /// The whole card with the least VRAM that fits (a tight one when none fits).
-    pub smallest_dedicated: Option<FitOffer>,
+    pub smallest_dedicated: Option<OfferFit>,
 }
 
 /// What the work of a workload is counted in.
@@ -238,8 +203,8 @@ pub fn estimate_report(
             tight: fit.tight,
             oom: fit.oom,
             too_few_gpus: fit.too_few_gpus,
-            smallest_slice: fit.smallest_slice.as_ref().map(FitOffer::from),
-            smallest_dedicated: fit.smallest_dedicated.as_ref().map(FitOffer::from),
+            smallest_slice: fit.smallest_slice,
+            smallest_dedicated: fit.smallest_dedicated,
         },
         work: work_of(workload),
         run_time,
@@ -248,27 +213,16 @@ pub fn estimate_report(
     })
 }
 
-/// An LLM preset in the list.
+/// An LLM preset in the list: its id, its shape as the preset table gives it, and what follows.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct LlmPresetRow {
-    /// The preset's id.
+    /// The preset's id (`--model`).
     pub id: String,
     /// Parameters in all.
     pub parameters: f64,
-    /// Decoder layers.
-    pub layers: u32,
-    /// Hidden size.
-    pub hidden: u32,
-    /// Attention heads.
-    pub heads: u32,
-    /// Key/value heads.
-    pub kv_heads: u32,
-    /// Dimension per head.
-    pub head_dim: u32,
-    /// MLP inner size.
-    pub ffn: u32,
-    /// Vocabulary.
-    pub vocab: u32,
+    /// The architecture.
+    #[serde(flatten)]
+    pub arch: LlmArch,
     /// KV cache per token at 16 bits, KiB.
     pub kv_cache_kib_per_token: f64,
 }
@@ -320,13 +274,7 @@ pub fn presets() -> Presets {
             .map(|p| LlmPresetRow {
                 id: p.name.clone(),
                 parameters: p.parameters().total,
-                layers: p.layers,
-                hidden: p.hidden,
-                heads: p.heads,
-                kv_heads: p.kv_heads,
-                head_dim: p.head_dim,
-                ffn: p.ffn,
-                vocab: p.vocab,
+                arch: p.clone(),
                 kv_cache_kib_per_token: p.kv_cache_bytes_per_token(KvPrecision::Fp16) / 1024.0,
             })
             .collect(),

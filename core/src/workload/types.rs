@@ -130,7 +130,7 @@ pub enum WorkloadError {
         /// The field.
         field: &'static str,
         /// Why.
-        reason: &'static str,
+        reason: Unsupported,
     },
 }
 
@@ -152,6 +152,25 @@ impl WorkloadError {
             | WorkloadError::Unsupported { field, .. } => field,
         }
     }
+}
+
+/// A combination of inputs the estimator does not model, with a stable code.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Error)]
+pub enum Unsupported {
+    /// A side that is not a multiple of 8 (the VAE downsamples by 8).
+    #[error("must be a multiple of 8 (the VAE downsamples by 8)")]
+    NotMultipleOf8,
+    /// A side that is not a multiple of 16 for Flux.
+    #[error("must be a multiple of 16 for Flux")]
+    NotMultipleOf16,
+    /// ControlNets for Flux.
+    #[error("Flux ControlNets vary too much in size between releases to model")]
+    FluxControlNet,
+    /// A full fine-tune of quantized weights.
+    #[error(
+        "a full fine-tune trains 16-bit or 32-bit weights; quantized weights need LoRA (QLoRA)"
+    )]
+    FullFineTuneQuantized,
 }
 
 /// Checks that `value` lies in `min..=max` (NaN never does).

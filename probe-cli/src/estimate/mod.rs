@@ -98,7 +98,7 @@ fn refuse(sub: &str, e: &WorkloadError) -> ! {
             format!("must be between {min} and {max}, got {value}")
         }
         WorkloadError::Unknown { name, known, .. } => format!("unknown {name:?}; known: {known}"),
-        WorkloadError::Unsupported { reason, .. } => (*reason).to_owned(),
+        WorkloadError::Unsupported { reason, .. } => reason.to_string(),
     };
     usage(
         sub,

@@ -200,12 +200,12 @@ pub fn presets(list: &Presets) -> String {
             "  {:<12} {:>9} {:>6} {:>6} {:>5} {:>8} {:>6} {:>7}  {:>10.0} KiB",
             p.id,
             count(p.parameters),
-            p.layers,
-            p.hidden,
-            p.heads,
-            p.kv_heads,
-            p.ffn,
-            p.vocab,
+            p.arch.layers,
+            p.arch.hidden,
+            p.arch.heads,
+            p.arch.kv_heads,
+            p.arch.ffn,
+            p.arch.vocab,
             p.kv_cache_kib_per_token
         );
     }

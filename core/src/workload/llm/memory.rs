@@ -231,16 +231,7 @@ mod tests {
             arch,
             weights,
             gpus: 1,
-            task: LlmTask::Training(LlmTraining {
-                method,
-                sequence_tokens: 2048,
-                micro_batch: 1,
-                checkpointing: true,
-                optimizer: Optimizer::Adamw,
-                zero: ZeroStage::Ddp,
-                training_tokens: 0.0,
-                mfu: None,
-            }),
+            task: LlmTask::Training(LlmTraining::with_defaults(method)),
         }
     }
 

@@ -7,7 +7,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::task::document::TaskKind;
 use crate::workload::llm::arch::{KvPrecision, LlmArch, LoraTargets, Precision};
-use crate::workload::types::{WorkloadError, check, check_efficiency, check_u32};
+use crate::workload::types::{Unsupported, WorkloadError, check, check_efficiency, check_u32};
 
 /// The optimizer of a training run.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize, JsonSchema)]
@@ -231,7 +231,7 @@ impl LlmWorkload {
                     TrainingMethod::Full if self.weights.is_quantized() => {
                         return Err(WorkloadError::Unsupported {
                             field: "weights",
-                            reason: "a full fine-tune trains 16-bit or 32-bit weights; quantized weights need LoRA (QLoRA)",
+                            reason: Unsupported::FullFineTuneQuantized,
                         });
                     }
                     TrainingMethod::Lora { rank, .. } => {

@@ -1,0 +1,256 @@
+//! Why a value or a document was refused, as data: a stable code and the figures that make it
+//! concrete. The CLI prints the English wording (`Display`); the site words the same codes in
+//! Chinese or English, so no refusal reaches a user in a language they did not choose.
+
+use thiserror::Error;
+
+/// What is wrong with one value.
+#[derive(Debug, Clone, PartialEq, Error)]
+pub enum Problem {
+    /// Nothing was given where a value is needed.
+    #[error("is required")]
+    Required,
+    /// A number outside `min..=max` (or not a number at all).
+    #[error("must be between {min} and {max}")]
+    OutOfRange {
+        /// The smallest accepted value.
+        min: f64,
+        /// The largest accepted value.
+        max: f64,
+    },
+    /// A number that must be above zero, up to `max`.
+    #[error("must be greater than 0 and at most {max}")]
+    AboveZero {
+        /// The largest accepted value.
+        max: f64,
+    },
+    /// A probability, from 0 up to but not including 1.
+    #[error("must be a probability from 0 up to (not including) 1")]
+    Probability,
+    /// A rate that must be a positive number.
+    #[error("must be a positive number")]
+    Positive,
+    /// Text that is not a number.
+    #[error("{value:?} is not a valid number")]
+    NotANumber {
+        /// What was given.
+        value: String,
+    },
+    /// NaN or infinity.
+    #[error("{value} is not a finite number")]
+    NotFinite {
+        /// What was given.
+        value: String,
+    },
+    /// A name outside a fixed list.
+    #[error("{value:?} is not one of {allowed}")]
+    NotOneOf {
+        /// What was given.
+        value: String,
+        /// The accepted names, comma-separated.
+        allowed: String,
+    },
+    /// A GPU model the spec table does not know.
+    #[error("{name:?} is not in the GPU spec table")]
+    UnknownGpu {
+        /// The name given.
+        name: String,
+    },
+    /// A document written by a newer gpufare.
+    #[error("version {found} is newer than this gpufare supports (up to {max})")]
+    NewerVersion {
+        /// The version in the document.
+        found: u64,
+        /// The newest this build reads.
+        max: u32,
+    },
+    /// A value that must be at least another field's (a P99 below its median).
+    #[error("must be at least {other} and at most {max}")]
+    BelowOther {
+        /// The field it must not be below.
+        other: String,
+        /// The largest accepted value.
+        max: f64,
+    },
+    /// A reserved offer without a term of 1 to 120 months.
+    #[error("a reserved offer needs a term of 1 to 120 months")]
+    ReservedTerm,
+    /// A metered offer without a billing granularity.
+    #[error("a pay-as-you-go or spot offer needs second, minute or hour")]
+    MeteredGranularity,
+    /// A dedicated offer that rents less than whole GPUs.
+    #[error("a dedicated offer rents whole GPUs (fraction 1)")]
+    DedicatedWhole,
+}
+
+impl Problem {
+    /// A stable identifier for the kind of problem, for translated messages.
+    pub fn code(&self) -> &'static str {
+        match self {
+            Problem::Required => "required",
+            Problem::OutOfRange { .. } => "out_of_range",
+            Problem::AboveZero { .. } => "above_zero",
+            Problem::Probability => "probability",
+            Problem::Positive => "positive",
+            Problem::NotANumber { .. } => "not_a_number",
+            Problem::NotFinite { .. } => "not_finite",
+            Problem::NotOneOf { .. } => "not_one_of",
+            Problem::UnknownGpu { .. } => "unknown_gpu",
+            Problem::NewerVersion { .. } => "newer_version",
+            Problem::BelowOther { .. } => "below_other",
+            Problem::ReservedTerm => "reserved_term",
+            Problem::MeteredGranularity => "metered_granularity",
+            Problem::DedicatedWhole => "dedicated_whole",
+        }
+    }
+}
+
+/// A field and what is wrong with it. The field is named as in the document's JSON form (a
+/// nested one with dots: `latency.p99_ms`).
+#[derive(Debug, Clone, PartialEq, Error)]
+#[error("{field}: {problem}")]
+pub struct FieldError {
+    /// The field at fault.
+    pub field: String,
+    /// What is wrong.
+    pub problem: Problem,
+}
+
+impl FieldError {
+    /// `problem` with `field`.
+    pub fn new(field: &str, problem: Problem) -> FieldError {
+        FieldError {
+            field: field.to_owned(),
+            problem,
+        }
+    }
+}
+
+/// What kind of fault a JSON reader found.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum JsonFault {
+    /// Not JSON: a stray character, a missing comma or quote.
+    Syntax,
+    /// The text ends in the middle of a value.
+    Truncated,
+    /// A field the document must have is missing.
+    MissingField {
+        /// Its name.
+        name: String,
+    },
+    /// A name outside the allowed list (an enum value).
+    UnknownVariant {
+        /// The value found.
+        value: String,
+    },
+    /// A value of the wrong type (text where a number belongs, ...).
+    WrongType,
+    /// Anything else the reader reported.
+    Other,
+}
+
+/// Where and why a JSON document could not be read, with the reader's own words kept as a
+/// technical detail.
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+#[error("line {line}, column {column}: {detail}")]
+pub struct JsonProblem {
+    /// 1-based line of the first fault.
+    pub line: usize,
+    /// 1-based column of the first fault.
+    pub column: usize,
+    /// The kind of fault.
+    pub fault: JsonFault,
+    /// The reader's description, without the position.
+    pub detail: String,
+}
+
+impl From<serde_json::Error> for JsonProblem {
+    fn from(e: serde_json::Error) -> JsonProblem {
+        let full = e.to_string();
+        // serde_json appends " at line L column C"; the position is kept in its own fields.
+        let detail = match full.rfind(" at line ") {
+            Some(i) => full[..i].to_owned(),
+            None => full,
+        };
+        let quoted = |prefix: &str| {
+            let rest = detail.strip_prefix(prefix)?;
+            let rest = rest.strip_prefix('`')?;
+            Some(rest.split('`').next()?.to_owned())
+        };
+        let fault = if let Some(name) = quoted("missing field ") {
+            JsonFault::MissingField { name }
+        } else if let Some(value) = quoted("unknown variant ") {
+            JsonFault::UnknownVariant { value }
+        } else if e.is_eof() {
+            JsonFault::Truncated
+        } else if e.is_syntax() {
+            JsonFault::Syntax
+        } else if detail.starts_with("invalid type") || detail.starts_with("invalid value") {
+            JsonFault::WrongType
+        } else {
+            JsonFault::Other
+        };
+        JsonProblem {
+            line: e.line(),
+            column: e.column(),
+            fault,
+            detail,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn problem(text: &str) -> JsonProblem {
+        #[derive(Debug, serde::Deserialize)]
+        #[allow(dead_code)]
+        struct Doc {
+            name: String,
+            kind: Kind,
+            n: u32,
+        }
+        #[derive(Debug, serde::Deserialize)]
+        enum Kind {
+            #[serde(rename = "a")]
+            A,
+        }
+        serde_json::from_str::<Doc>(text).unwrap_err().into()
+    }
+
+    #[test]
+    fn json_faults_are_classified_with_their_position() {
+        let p = problem("{\"name\": \"x\", \"kind\": \"a\"}");
+        assert_eq!(
+            p.fault,
+            JsonFault::MissingField {
+                name: "n".to_owned()
+            }
+        );
+        assert_eq!((p.line, p.column), (1, 26));
+        assert!(!p.detail.contains("at line"));
+        assert_eq!(
+            problem("{\"name\": \"x\", \"kind\": \"b\", \"n\": 1}").fault,
+            JsonFault::UnknownVariant {
+                value: "b".to_owned()
+            }
+        );
+        assert_eq!(problem("{\"name\": 3").fault, JsonFault::WrongType);
+        assert_eq!(problem("{\"name\": ").fault, JsonFault::Truncated);
+        assert_eq!(problem("{name}").fault, JsonFault::Syntax);
+    }
+
+    #[test]
+    fn english_wording_names_the_limits() {
+        let e = FieldError::new(
+            "runs",
+            Problem::OutOfRange {
+                min: 1.0,
+                max: 10000.0,
+            },
+        );
+        assert_eq!(e.to_string(), "runs: must be between 1 and 10000");
+        assert_eq!(e.problem.code(), "out_of_range");
+    }
+}

@@ -1,0 +1,343 @@
+//! Every refusal worded from its code, in the reader's language: typed numbers, fields out of
+//! range, damaged files, catalog rows skipped, workloads the estimator does not model. English
+//! keeps core's wording where the CLI prints the same thing; Chinese is worded here.
+
+use gpufare_core::numbers::problem::{FieldError, JsonFault, JsonProblem, Problem};
+use gpufare_core::offers::catalog::{CatalogError, CsvProblem};
+use gpufare_core::offers::skypilot::SkipReason;
+use gpufare_core::plan::settings::PlanError;
+use gpufare_core::profile::document::{Foreign, ProfileError};
+use gpufare_core::scenario::document::ScenarioError;
+use gpufare_core::task::document::TaskError;
+use gpufare_core::workload::types::{Unsupported, WorkloadError};
+use gpufare_core::{BillingError, InputError};
+
+use crate::vocab::{Label, Lang, t};
+
+/// Words a refused number.
+pub fn input_error(lang: Lang, err: &InputError) -> String {
+    match (lang, err) {
+        (Lang::En, InputError::Empty) => "Enter a number.".to_owned(),
+        (Lang::En, InputError::NotANumber { input }) => {
+            format!(
+                "“{input}” is not a number; use digits and at most one decimal point, e.g. 2.5."
+            )
+        }
+        (Lang::En, InputError::NotFinite { input }) => format!("“{input}” is not a finite number."),
+        (Lang::En, InputError::Negative) => "Must not be negative.".to_owned(),
+        (Lang::En, InputError::TooLarge { max }) => format!("Must be at most {max}."),
+        (Lang::Zh, InputError::Empty) => "请输入一个数字。".to_owned(),
+        (Lang::Zh, InputError::NotANumber { input }) => {
+            format!("“{input}”不是数字；请只用数字和最多一个小数点，例如 2.5。")
+        }
+        (Lang::Zh, InputError::NotFinite { input }) => format!("“{input}”不是有限的数字。"),
+        (Lang::Zh, InputError::Negative) => "不能为负数。".to_owned(),
+        (Lang::Zh, InputError::TooLarge { max }) => format!("不能超过 {max}。"),
+    }
+}
+
+/// Words a billing error (the field it belongs to is shown by placement).
+pub fn billing_error(lang: Lang, err: &BillingError) -> String {
+    input_error(lang, err.reason())
+}
+
+/// What is wrong with a value.
+pub fn problem(lang: Lang, p: &Problem) -> String {
+    if lang == Lang::En {
+        return p.to_string();
+    }
+    match p {
+        Problem::Required => "必须填写".to_owned(),
+        Problem::OutOfRange { min, max } => format!("必须在 {min} 到 {max} 之间"),
+        Problem::AboveZero { max } => format!("必须大于 0 且不超过 {max}"),
+        Problem::Probability => "必须是 0 到 1 之间的概率（不含 1）".to_owned(),
+        Problem::Positive => "必须是正数".to_owned(),
+        Problem::NotANumber { value } => format!("“{value}”不是有效的数字"),
+        Problem::NotFinite { value } => format!("“{value}”不是有限的数字"),
+        Problem::NotOneOf { value, allowed } => format!("“{value}”不在可选值之中：{allowed}"),
+        Problem::UnknownGpu { name } => format!("GPU“{name}”不在规格表中"),
+        Problem::NewerVersion { found, max } => {
+            format!("格式版本 {found} 比本站支持的版本（最高 {max}）更新")
+        }
+        Problem::BelowOther { other, max } => {
+            format!("不能低于{}，也不能超过 {max}", field(lang, other))
+        }
+        Problem::ReservedTerm => "预留实例需要 1 到 120 个月的期限".to_owned(),
+        Problem::MeteredGranularity => "按量或竞价方案需要按秒、按分钟或按小时计费".to_owned(),
+        Problem::DedicatedWhole => "独享方案必须租用整卡（份额为 1）".to_owned(),
+    }
+}
+
+/// A field of a task, an offer or the settings, by its name in the JSON form (nested with dots;
+/// `offers[3].price` in a catalog). Unknown names are shown as they are.
+pub fn field(lang: Lang, name: &str) -> String {
+    let (prefix, leaf) = match name.rsplit_once("].") {
+        Some((head, leaf)) => (format!("{head}]."), leaf),
+        None => (String::new(), name),
+    };
+    let label = match leaf {
+        "format_version" => Some(Label::FormatVersion),
+        "work_hours" => Some(Label::WorkHours),
+        "reference_gpu" => Some(Label::ReferenceGpu),
+        "runs" => Some(Label::Runs),
+        "vram_gib" => Some(Label::Vram),
+        "gpus" => Some(Label::Gpus),
+        "deadline_hours" => Some(Label::Deadline),
+        "deadline_penalty" => Some(Label::Penalty),
+        "value_of_time_per_hour" => Some(Label::ValueOfTime),
+        "budget" => Some(Label::Budget),
+        "latency.p99_ms" => Some(Label::LatencyTarget),
+        "latency.base_ms" => Some(Label::LatencyBase),
+        "checkpoint.interval_hours" => Some(Label::Checkpoint),
+        "checkpoint.restart_overhead_hours" => Some(Label::Restart),
+        "max_queue_hours" => Some(Label::MaxQueue),
+        "service.hours_per_month" => Some(Label::ServiceHours),
+        "service.months" => Some(Label::ServiceMonths),
+        "prototype.hours" => Some(Label::Prototype),
+        "storage_gb" => Some(Label::StorageGb),
+        "storage_months" => Some(Label::StorageMonths),
+        "egress_gb" => Some(Label::EgressGb),
+        "data_read_gb" => Some(Label::DataReadGb),
+        "data_download_gb" => Some(Label::DataDownloadGb),
+        "cny_per_usd" => Some(Label::Rate),
+        "trials" => Some(Label::Trials),
+        "seed" => Some(Label::Seed),
+        "discounts.factor" => Some(Label::Discount),
+        "provider" => Some(Label::Provider),
+        "gpu" => Some(Label::Gpu),
+        "tenancy" => Some(Label::Tenancy),
+        "billing_mode" => Some(Label::Billing),
+        "price" => Some(Label::Price),
+        "currency" => Some(Label::Currency),
+        "as_of" => Some(Label::AsOf),
+        "region" | "region_name" | "region_class" => Some(Label::Region),
+        "gpu_count" => Some(Label::GpuCount),
+        "gpu_fraction" => Some(Label::GpuFraction),
+        "granularity" => Some(Label::BillingGranularity),
+        "minimum_minutes" => Some(Label::MinimumBilled),
+        "interruption_per_month" => Some(Label::InterruptionPerMonth),
+        "queue_wait_hours" => Some(Label::QueueWait),
+        "term_months" => Some(Label::TermMonths),
+        "upfront" => Some(Label::Upfront),
+        "storage_per_gb_month" => Some(Label::StoragePrice),
+        "egress_per_gb" => Some(Label::EgressPrice),
+        "system_disk_per_month" => Some(Label::SystemDiskPrice),
+        "security" => Some(Label::SecurityControls),
+        "slowdown.median" | "slowdown.p99" => Some(Label::Slowdown),
+        "io.disk_read_mb_s" | "io.download_mbit_s" => Some(Label::IoMeasured),
+        "context_tokens" | "sequence_tokens" => Some(Label::EstTokens),
+        "concurrency" | "micro_batch" => Some(Label::EstBatch),
+        "training_tokens" => Some(Label::EstTrainTokens),
+        "model" => Some(Label::EstModel),
+        _ => None,
+    };
+    match label {
+        Some(l) => format!("{prefix}{}", t(lang, l)),
+        None => name.to_owned(),
+    }
+}
+
+/// A field and what is wrong with it.
+pub fn field_error(lang: Lang, e: &FieldError) -> String {
+    match lang {
+        Lang::En => format!("{}: {}", field(lang, &e.field), problem(lang, &e.problem)),
+        Lang::Zh => format!("{}：{}", field(lang, &e.field), problem(lang, &e.problem)),
+    }
+}
+
+/// Where and why a JSON document could not be read.
+pub fn json_problem(lang: Lang, p: &JsonProblem) -> String {
+    match lang {
+        Lang::En => format!("line {}, column {}: {}", p.line, p.column, p.detail),
+        Lang::Zh => {
+            let what = match &p.fault {
+                JsonFault::Syntax => "不是有效的 JSON".to_owned(),
+                JsonFault::Truncated => "文件在中途结束，不完整".to_owned(),
+                JsonFault::MissingField { name } => format!("缺少字段 {name}"),
+                JsonFault::UnknownVariant { value } => format!("“{value}”不在可选值之中"),
+                JsonFault::WrongType => "有一个值的类型不对".to_owned(),
+                JsonFault::Other => "内容无法读取".to_owned(),
+            };
+            format!("第 {} 行第 {} 列：{what}", p.line, p.column)
+        }
+    }
+}
+
+/// Words a refused profile file.
+pub fn profile_error(lang: Lang, err: &ProfileError) -> String {
+    match (lang, err) {
+        (Lang::En, ProfileError::NotJson(p)) => format!(
+            "This file is not valid JSON (line {}, column {}: {}).",
+            p.line, p.column, p.detail
+        ),
+        (Lang::En, ProfileError::Foreign(why)) => format!("This is not a gpufare profile: {why}."),
+        (Lang::En, ProfileError::UnsupportedFormat { found, max }) => format!(
+            "This profile uses format version {found}, newer than this site reads (up to {max}). Reload the site to get the latest version."
+        ),
+        (Lang::En, ProfileError::Invalid(p)) => format!(
+            "This gpufare profile is damaged (line {}, column {}: {}).",
+            p.line, p.column, p.detail
+        ),
+        (Lang::Zh, ProfileError::NotJson(p)) => {
+            format!("该文件不是有效的 JSON（{}）。", json_problem(lang, p))
+        }
+        (Lang::Zh, ProfileError::Foreign(why)) => {
+            let why = match why {
+                Foreign::NotAnObject => "文档不是 JSON 对象".to_owned(),
+                Foreign::NoFormatVersion => "缺少 format_version 字段".to_owned(),
+                Foreign::VersionNotWhole { value } => {
+                    format!("format_version 为 {value}，不是整数")
+                }
+                Foreign::OtherTool { name } => format!("它由“{name}”生成"),
+                Foreign::VersionZero => "format_version 不能为 0".to_owned(),
+            };
+            format!("这不是 gpufare 画像文件：{why}。")
+        }
+        (Lang::Zh, ProfileError::UnsupportedFormat { found, max }) => format!(
+            "该画像的格式版本为 {found}，比本站支持的版本（最高 {max}）更新。请刷新页面获取最新版本。"
+        ),
+        (Lang::Zh, ProfileError::Invalid(p)) => {
+            format!("该 gpufare 画像文件已损坏（{}）。", json_problem(lang, p))
+        }
+    }
+}
+
+/// Words a task refused.
+pub fn task_error(lang: Lang, err: &TaskError) -> String {
+    match (lang, err) {
+        (Lang::En, TaskError::Field(e)) => format!("Task field {}", field_error(lang, e)),
+        (Lang::Zh, TaskError::Field(e)) => format!("任务字段{}", field_error(lang, e)),
+        (Lang::En, TaskError::Json(p)) => format!("Not a task ({}).", json_problem(lang, p)),
+        (Lang::Zh, TaskError::Json(p)) => format!("不是任务文件（{}）。", json_problem(lang, p)),
+    }
+}
+
+/// Words why a plan could not be made.
+pub fn plan_error(lang: Lang, err: &PlanError) -> String {
+    match (lang, err) {
+        (_, PlanError::Task(e)) => task_error(lang, e),
+        (Lang::En, PlanError::Offer { id, error }) => {
+            format!("Offer {id}, {}", field_error(lang, error))
+        }
+        (Lang::Zh, PlanError::Offer { id, error }) => {
+            format!("方案 {id} 的{}", field_error(lang, error))
+        }
+        (Lang::En, PlanError::Setting(e)) => format!("Setting {}", field_error(lang, e)),
+        (Lang::Zh, PlanError::Setting(e)) => format!("设置项{}", field_error(lang, e)),
+    }
+}
+
+/// Words why a scenario (a share link or a saved copy) could not be read.
+pub fn scenario_error(lang: Lang, err: &ScenarioError) -> String {
+    match (lang, err) {
+        (Lang::En, ScenarioError::NotBase64) => "the link is damaged (not base64)".to_owned(),
+        (Lang::Zh, ScenarioError::NotBase64) => "链接已损坏（不是 base64 编码）".to_owned(),
+        (_, ScenarioError::Json(p)) => json_problem(lang, p),
+        (_, ScenarioError::UnsupportedFormat { found, max }) => problem(
+            lang,
+            &Problem::NewerVersion {
+                found: *found,
+                max: *max,
+            },
+        ),
+        (_, ScenarioError::Task(e)) => task_error(lang, e),
+        (Lang::En, ScenarioError::Setting(e)) => format!("setting {}", field_error(lang, e)),
+        (Lang::Zh, ScenarioError::Setting(e)) => format!("设置项{}", field_error(lang, e)),
+        (Lang::En, ScenarioError::AddedOffer { id, error }) => {
+            format!("added offer {id}, {}", field_error(lang, error))
+        }
+        (Lang::Zh, ScenarioError::AddedOffer { id, error }) => {
+            format!("添加的方案 {id} 的{}", field_error(lang, error))
+        }
+        (Lang::En, ScenarioError::EditedPrice { id }) => {
+            format!("the edited price of {id} is out of range")
+        }
+        (Lang::Zh, ScenarioError::EditedPrice { id }) => format!("方案 {id} 修改后的价格超出范围"),
+    }
+}
+
+/// Words why a catalog file could not be read.
+pub fn catalog_error(lang: Lang, err: &CatalogError) -> String {
+    if lang == Lang::En {
+        return err.to_string();
+    }
+    match err {
+        CatalogError::Csv { line, problem } => {
+            let what = match problem {
+                CsvProblem::MissingColumn { name } => format!("缺少列 {name}"),
+                CsvProblem::NotSkyPilot => {
+                    "不是 SkyPilot vms.csv：需要 InstanceType、Price 和 Region 列".to_owned()
+                }
+                CsvProblem::Unreadable { .. } => "这一行无法读取".to_owned(),
+            };
+            format!("第 {line} 行：{what}")
+        }
+        CatalogError::Field {
+            line,
+            field: name,
+            problem: p,
+        } => format!("第 {line} 行，{}：{}", field(lang, name), problem(lang, p)),
+        CatalogError::Json(p) => json_problem(lang, p),
+        CatalogError::UnsupportedFormat { found, max } => problem(
+            lang,
+            &Problem::NewerVersion {
+                found: *found,
+                max: *max,
+            },
+        ),
+        CatalogError::DuplicateId { id } => format!("方案 id“{id}”出现了两次"),
+    }
+}
+
+/// Why a SkyPilot row was left out.
+pub fn skip_reason(lang: Lang, r: &SkipReason) -> String {
+    if lang == Lang::En {
+        return r.to_string();
+    }
+    match r {
+        SkipReason::Unreadable { .. } => "这一行无法读取".to_owned(),
+        SkipReason::NoAccelerator => "没有加速卡（这是主机行，GPU 另行计价）".to_owned(),
+        SkipReason::UnknownGpu { name } => format!("GPU“{name}”不在规格表中"),
+        SkipReason::NoPrice { value } => format!("没有可用的按需价格（“{value}”）"),
+        SkipReason::SpotNotOffered => "竞价价格为 0：不提供竞价".to_owned(),
+        SkipReason::SpotNoDiscount => "竞价价格不低于按需价格的 95%：没有实际折扣".to_owned(),
+        SkipReason::SpotNotANumber { value } => format!("竞价价格“{value}”不是数字"),
+    }
+}
+
+/// A skipped row of an imported file: its line, its instance and why.
+pub fn skipped_row(lang: Lang, line: u64, instance: &str, reason: &SkipReason) -> String {
+    match lang {
+        Lang::En => format!("line {line} {instance}: {}", skip_reason(lang, reason)),
+        Lang::Zh => format!("第 {line} 行 {instance}：{}", skip_reason(lang, reason)),
+    }
+}
+
+/// Words a workload the estimator refused.
+pub fn workload_error(lang: Lang, err: &WorkloadError) -> String {
+    if lang == Lang::En {
+        return err.to_string();
+    }
+    let name = field(lang, err.field());
+    match err {
+        WorkloadError::OutOfRange {
+            min, max, value, ..
+        } => format!("{name}：必须在 {min} 到 {max} 之间，现在是 {value}"),
+        WorkloadError::Unknown {
+            name: given, known, ..
+        } => {
+            format!("{name}：未知的“{given}”；可选：{known}")
+        }
+        WorkloadError::Unsupported { reason, .. } => {
+            let why = match reason {
+                Unsupported::NotMultipleOf8 => "必须是 8 的倍数（VAE 按 8 倍下采样）",
+                Unsupported::NotMultipleOf16 => "Flux 要求是 16 的倍数",
+                Unsupported::FluxControlNet => "Flux 的 ControlNet 各版本大小差别太大，无法建模",
+                Unsupported::FullFineTuneQuantized => {
+                    "全参数微调需要 16 位或 32 位权重；量化权重请用 LoRA（QLoRA）"
+                }
+            };
+            format!("{name}：{why}")
+        }
+    }
+}

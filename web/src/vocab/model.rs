@@ -1,0 +1,357 @@
+//! Names of the model's values in both languages: task kinds, sensitivity levels, tenancies,
+//! billing modes, regions, recommendations, phases, fits, security controls, verdicts and their
+//! findings, presets, workload components and assumptions.
+
+use gpufare_core::Granularity;
+use gpufare_core::offers::billing::BillingMode;
+use gpufare_core::offers::offer::{RegionClass, SecurityControl};
+use gpufare_core::offers::tenancy::{SlowdownSource, Tenancy};
+use gpufare_core::plan::assumption::Assumption;
+use gpufare_core::plan::decision::Choice;
+use gpufare_core::plan::feasibility::VramFit;
+use gpufare_core::plan::hybrid::PhaseKind;
+use gpufare_core::profile::verdict::{Finding, Level, VerdictKind};
+use gpufare_core::task::document::{Sensitivity, TaskKind};
+use gpufare_core::workload::quick::QuickMethod;
+
+use crate::vocab::{Label, Lang, pick, t};
+
+/// The name of a task kind.
+pub fn kind(lang: Lang, k: TaskKind) -> &'static str {
+    let (en, zh) = match k {
+        TaskKind::Training => ("training", "训练"),
+        TaskKind::FineTuneFull => ("full fine-tune", "全参数微调"),
+        TaskKind::FineTuneLora => ("LoRA fine-tune", "LoRA 微调"),
+        TaskKind::FineTuneQlora => ("QLoRA fine-tune", "QLoRA 微调"),
+        TaskKind::Inference => ("inference service", "推理服务"),
+        TaskKind::ImageGeneration => ("image generation", "图像生成"),
+        TaskKind::SdLoraTraining => ("SD LoRA training", "SD LoRA 训练"),
+        TaskKind::Rendering => ("rendering", "渲染"),
+        TaskKind::Batch => ("batch / data cleaning", "批处理 / 数据清洗"),
+        TaskKind::CodeCheck => ("check the code runs", "验证代码能否跑通"),
+    };
+    pick(lang, en, zh)
+}
+
+/// The name of a sensitivity level.
+pub fn sensitivity(lang: Lang, s: Sensitivity) -> &'static str {
+    let (en, zh) = match s {
+        Sensitivity::Public => ("public data", "公开数据"),
+        Sensitivity::Internal => ("internal", "内部数据"),
+        Sensitivity::Confidential => ("confidential", "机密数据"),
+        Sensitivity::InHouse => ("must stay in-house", "不能出企业边界"),
+    };
+    pick(lang, en, zh)
+}
+
+/// The name of a tenancy.
+pub fn tenancy(lang: Lang, t: Tenancy) -> &'static str {
+    let (en, zh) = match t {
+        Tenancy::Dedicated => ("dedicated card", "独享整卡"),
+        Tenancy::Mig => ("MIG slice", "MIG 切片"),
+        Tenancy::Vgpu => ("vGPU", "vGPU"),
+        Tenancy::TimeSliced => ("time-sliced", "时间片共享"),
+        Tenancy::Mps => ("MPS share", "MPS 共享"),
+        Tenancy::MemCappedContainer => ("memory-capped container", "显存限额容器"),
+        Tenancy::MarketplaceHost => ("marketplace host", "算力市场主机"),
+    };
+    pick(lang, en, zh)
+}
+
+/// The name of a billing mode.
+pub fn billing(lang: Lang, b: BillingMode) -> &'static str {
+    let (en, zh) = match b {
+        BillingMode::PayAsYouGo => ("pay-as-you-go", "按量付费"),
+        BillingMode::Daily => ("daily", "包日"),
+        BillingMode::Weekly => ("weekly", "包周"),
+        BillingMode::Monthly => ("monthly", "包月"),
+        BillingMode::Yearly => ("yearly", "包年"),
+        BillingMode::Reserved => ("reserved", "预留实例"),
+        BillingMode::Spot => ("spot", "竞价实例"),
+    };
+    pick(lang, en, zh)
+}
+
+/// The unit suffix of an offer's price.
+pub fn price_unit(lang: Lang, b: BillingMode) -> &'static str {
+    t(
+        lang,
+        match b {
+            BillingMode::PayAsYouGo | BillingMode::Spot => Label::PerHour,
+            BillingMode::Daily => Label::PerDay,
+            BillingMode::Weekly => Label::PerWeek,
+            BillingMode::Monthly | BillingMode::Reserved => Label::PerMonth,
+            BillingMode::Yearly => Label::PerYear,
+        },
+    )
+}
+
+/// The name of a region class.
+pub fn region_class(lang: Lang, c: RegionClass) -> &'static str {
+    let (en, zh) = match c {
+        RegionClass::Tier1 => ("tier-1 city", "一线城市节点"),
+        RegionClass::Remote => ("remote region", "偏远地区节点"),
+        RegionClass::Overseas => ("overseas", "海外"),
+    };
+    pick(lang, en, zh)
+}
+
+/// The name of a recommendation.
+pub fn choice(lang: Lang, c: Choice) -> &'static str {
+    let (en, zh) = match c {
+        Choice::Shared => ("Shared compute", "共享算力"),
+        Choice::Dedicated => ("Dedicated GPU", "独享显卡"),
+        Choice::DedicatedOrPrivate => ("Dedicated or private deployment", "独享或私有化部署"),
+        Choice::Hybrid => (
+            "Hybrid: shared first, then dedicated",
+            "混合：先共享，后独享",
+        ),
+        Choice::NoFeasibleOffer => ("No offer can run this task", "没有方案能运行该任务"),
+    };
+    pick(lang, en, zh)
+}
+
+/// The name of a hybrid phase.
+pub fn phase(lang: Lang, p: PhaseKind) -> &'static str {
+    let (en, zh) = match p {
+        PhaseKind::Prototype => (
+            "prototype and debug (shared, pay-as-you-go)",
+            "原型与调试（共享，按量）",
+        ),
+        PhaseKind::Train => ("main work (dedicated)", "正式训练（独享）"),
+        PhaseKind::Serve => ("serve (dedicated)", "推理服务（独享）"),
+        PhaseKind::ColdStorage => ("cold data (object storage)", "冷数据归档（对象存储）"),
+    };
+    pick(lang, en, zh)
+}
+
+/// The badge text of a VRAM fit.
+pub fn vram_fit(lang: Lang, f: VramFit) -> &'static str {
+    let (en, zh) = match f {
+        VramFit::Fits => ("fits", "够用"),
+        VramFit::Tight => ("tight", "紧张"),
+        VramFit::Oom => ("OOM", "显存不足"),
+    };
+    pick(lang, en, zh)
+}
+
+/// Where a slowdown figure came from.
+pub fn source(lang: Lang, s: SlowdownSource) -> &'static str {
+    match s {
+        SlowdownSource::Assumed => t(lang, Label::Assumed),
+        SlowdownSource::Offer => pick(lang, "from the offer", "来自报价"),
+        SlowdownSource::Measured => t(lang, Label::Measured),
+    }
+}
+
+/// The name of a security control.
+pub fn control(lang: Lang, c: SecurityControl) -> &'static str {
+    let (en, zh) = match c {
+        SecurityControl::Vpc => ("private network (VPC)", "独立 VPC"),
+        SecurityControl::SecurityGroups => ("security groups", "安全组"),
+        SecurityControl::EncryptedDisk => ("encrypted disks", "临时盘加密"),
+        SecurityControl::CustomImageSsh => ("own image and SSH keys", "自定义镜像和 SSH 密钥"),
+        SecurityControl::AuditLogs => ("audit logs", "审计日志"),
+        SecurityControl::SnapshotPolicy => ("snapshot policy", "快照策略"),
+        SecurityControl::VerifiedDeletion => ("verified deletion", "数据删除后不可恢复"),
+        SecurityControl::PrivateDeployment => ("private deployment", "私有化部署"),
+    };
+    pick(lang, en, zh)
+}
+
+/// What a probe verdict is about.
+pub fn verdict_kind(lang: Lang, k: VerdictKind) -> &'static str {
+    let (en, zh) = match k {
+        VerdictKind::NoGpu => ("GPU", "GPU"),
+        VerdictKind::Slice => ("slice", "切分"),
+        VerdictKind::NoisyNeighbour => ("neighbours", "邻居"),
+        VerdictKind::PcieDegraded => ("PCIe link", "PCIe 链路"),
+        VerdictKind::PowerCapped => ("power limit", "功耗上限"),
+        VerdictKind::ThermalThrottling => ("temperature", "温度"),
+        VerdictKind::MemoryErrors => ("memory errors", "显存错误"),
+        VerdictKind::Jitter => ("jitter", "抖动"),
+        VerdictKind::LowThroughput => ("throughput", "吞吐"),
+        VerdictKind::Bottleneck => ("bottleneck", "瓶颈"),
+    };
+    pick(lang, en, zh)
+}
+
+/// A verdict's level.
+pub fn verdict_level(lang: Lang, l: Level) -> &'static str {
+    let (en, zh) = match l {
+        Level::Ok => ("ok", "正常"),
+        Level::Info => ("note", "提示"),
+        Level::Warn => ("warning", "警告"),
+        Level::Alert => ("alert", "严重"),
+    };
+    pick(lang, en, zh)
+}
+
+/// A verdict's finding in words.
+pub fn finding(lang: Lang, f: Finding) -> &'static str {
+    let (en, zh) = match f {
+        Finding::NoGpu => ("no NVIDIA GPU or driver", "没有 NVIDIA GPU 或驱动"),
+        Finding::WholeCard => ("a whole card", "整卡"),
+        Finding::MemoryCapped => ("memory capped below the card's", "显存被限制在整卡以下"),
+        Finding::MigSlice => ("a MIG slice", "MIG 切片"),
+        Finding::Vgpu => ("a vGPU", "vGPU"),
+        Finding::SharingLayer => ("a GPU-sharing layer is present", "存在 GPU 共享层"),
+        Finding::CudaLevelLimit => ("limited at the CUDA level", "在 CUDA 层被限制"),
+        Finding::UnknownModel => ("a model not in the spec table", "规格表中没有此型号"),
+        Finding::MoreMemoryThanNominal => ("more memory than its data sheet", "显存多于标称"),
+        Finding::Quiet => ("quiet", "无干扰"),
+        Finding::ForeignProcesses => ("other processes on the GPU", "GPU 上有其他进程"),
+        Finding::BusyWhileIdle => ("busy before our load", "我方负载前已在忙"),
+        Finding::MemoryInUse => ("memory in use by others", "显存被他人占用"),
+        Finding::NotSampled => ("not sampled", "未采样"),
+        Finding::FullLink => ("full link", "全速链路"),
+        Finding::NarrowLink => ("fewer lanes than the card's", "通道数少于卡的能力"),
+        Finding::SlotBelowCard => ("slot older than the card", "插槽代际低于显卡"),
+        Finding::SlowHostToDevice => ("slow host-to-device copies", "主机到显卡拷贝慢"),
+        Finding::DefaultLimit => ("default limit", "默认上限"),
+        Finding::LimitBelowDefault => ("limit below the default", "上限低于默认值"),
+        Finding::CappingObserved => ("capping seen while sampling", "采样期间出现限功耗"),
+        Finding::Cool => ("cool", "温度正常"),
+        Finding::Hot => ("hot", "温度偏高"),
+        Finding::ThermalSlowdown => ("slowed down by heat", "因过热降频"),
+        Finding::Clean => ("clean", "无错误"),
+        Finding::UncorrectedErrors => ("uncorrected errors", "存在不可纠正错误"),
+        Finding::RetiredPages => ("retired pages", "存在退役页"),
+        Finding::Steady => ("steady", "稳定"),
+        Finding::StepTimeSpread => ("step times spread out", "单步耗时波动大"),
+        Finding::NearNominal => ("near its nominal speed", "接近标称速度"),
+        Finding::BelowHalfOfNominal => ("below half its nominal speed", "不到标称速度的一半"),
+        Finding::InputsAdequate => ("disk, network and CPU keep up", "磁盘、网络与 CPU 跟得上"),
+        Finding::GpuBound => ("the GPU", "GPU"),
+        Finding::CpuBound => ("the CPU", "CPU"),
+        Finding::DiskBound => ("the disk", "磁盘"),
+        Finding::NetworkBound => ("the network", "网络"),
+        Finding::GpuUnderused => ("the GPU waits", "GPU 在等待"),
+        Finding::FewCpuCores => ("few CPU cores per GPU", "每卡 CPU 核数少"),
+        Finding::SlowDisk => ("a slow disk", "磁盘慢"),
+        Finding::SlowNetwork => ("a slow network", "网络慢"),
+        Finding::Undetermined => ("undetermined", "无法判断"),
+        Finding::GpuMostlyBusy => ("the GPU busy most of the time", "GPU 大部分时间在忙"),
+        Finding::Unrecognised => (
+            "a finding this version does not know",
+            "本版本无法识别的结论",
+        ),
+    };
+    pick(lang, en, zh)
+}
+
+/// The name of a billing granularity.
+pub fn granularity_name(lang: Lang, g: Granularity) -> &'static str {
+    match (lang, g) {
+        (Lang::En, Granularity::Second) => "per second",
+        (Lang::En, Granularity::Minute) => "per minute",
+        (Lang::En, Granularity::Hour) => "per started hour",
+        (Lang::Zh, Granularity::Second) => "按秒",
+        (Lang::Zh, Granularity::Minute) => "按分钟",
+        (Lang::Zh, Granularity::Hour) => "按小时（不足一小时按一小时）",
+    }
+}
+
+/// The display name of a task preset.
+pub fn preset_name(lang: Lang, id: &str) -> &'static str {
+    let (en, zh) = match id {
+        "course_project" => (
+            "Course project / Kaggle starter",
+            "课程项目 / Kaggle 入门赛",
+        ),
+        "sd_trial" => ("Stable Diffusion: try prompts", "Stable Diffusion 尝鲜"),
+        "sd_batch" => (
+            "Stable Diffusion: batch generation",
+            "Stable Diffusion 批量出图",
+        ),
+        "sd_lora" => (
+            "Stable Diffusion: LoRA training",
+            "Stable Diffusion LoRA 训练",
+        ),
+        "qlora_7b" => ("7B model QLoRA fine-tune", "7B 模型 QLoRA 微调"),
+        "full_finetune_multi_gpu" => (
+            "Full fine-tune on 8 GPUs (DDP/FSDP)",
+            "8 卡全参数微调（DDP/FSDP）",
+        ),
+        "inference_api" => ("Inference API with a P99 target", "有 P99 目标的推理 API"),
+        "burst_rendering" => ("Burst rendering", "突发渲染"),
+        "data_cleaning" => ("Data cleaning batch", "数据清洗批处理"),
+        "code_check" => ("Does my code run?", "验证代码能否跑通"),
+        _ => ("Custom", "自定义"),
+    };
+    pick(lang, en, zh)
+}
+
+/// A quick estimator method.
+pub fn quick_method(lang: Lang, m: QuickMethod) -> &'static str {
+    let (en, zh) = match m {
+        QuickMethod::InferenceBf16 => ("serve, 16-bit weights", "推理，16 位权重"),
+        QuickMethod::InferenceInt4 => ("serve, 4-bit weights", "推理，4 位权重"),
+        QuickMethod::Qlora => ("QLoRA fine-tune (rank 16)", "QLoRA 微调（秩 16）"),
+        QuickMethod::Lora => ("LoRA fine-tune (rank 16)", "LoRA 微调（秩 16）"),
+        QuickMethod::Full => ("full fine-tune (AdamW)", "全参数微调（AdamW）"),
+    };
+    pick(lang, en, zh)
+}
+
+/// A part of the VRAM breakdown (the keys of `Breakdown::components`).
+pub fn memory_part(lang: Lang, key: &str) -> &'static str {
+    let (en, zh) = match key {
+        "weights" => ("weights", "权重"),
+        "gradients" => ("gradients", "梯度"),
+        "optimizer" => ("optimizer state", "优化器状态"),
+        "activations" => ("activations", "激活值"),
+        "kv_cache" => ("KV cache", "KV 缓存"),
+        "overhead" => ("CUDA context and buffers", "CUDA 上下文与缓冲区"),
+        _ => ("other", "其他"),
+    };
+    pick(lang, en, zh)
+}
+
+/// An assumption of the plan, worded: its name, its value and where it comes from. Ids this site
+/// does not know are shown as they are.
+pub fn assumption(lang: Lang, a: &Assumption) -> (String, String, String) {
+    let words = |name: Label, source: Label| {
+        (
+            t(lang, name).to_owned(),
+            a.value.clone(),
+            t(lang, source).to_owned(),
+        )
+    };
+    match a.id.as_str() {
+        "hours_per_month" => words(
+            Label::AssumptionHoursPerMonth,
+            Label::AssumptionHoursPerMonthSource,
+        ),
+        "cny_per_usd" => words(Label::AssumptionRate, Label::AssumptionRateSource),
+        "multi_gpu_efficiency" => words(Label::AssumptionMultiGpu, Label::AssumptionMultiGpuSource),
+        "interruption_rate" => words(
+            Label::AssumptionInterruption,
+            Label::AssumptionInterruptionSource,
+        ),
+        "cold_storage_per_gb_month" => words(
+            Label::AssumptionColdStorage,
+            Label::AssumptionColdStorageSource,
+        ),
+        id => match id.strip_prefix("slowdown.").and_then(Tenancy::from_id) {
+            Some(tenancy) => {
+                let s = tenancy.default_slowdown();
+                (
+                    format!(
+                        "{} {}",
+                        t(lang, Label::AssumptionSlowdown),
+                        self::tenancy(lang, tenancy)
+                    ),
+                    format!(
+                        "{} ×{:.2}, P99 ×{:.2}",
+                        t(lang, Label::Median),
+                        s.median,
+                        s.p99
+                    ),
+                    t(lang, Label::AssumptionSlowdownSource).to_owned(),
+                )
+            }
+            None => (id.to_owned(), a.value.clone(), a.source.clone()),
+        },
+    }
+}
