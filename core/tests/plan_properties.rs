@@ -68,8 +68,9 @@ prop_compose! {
             deadline_penalty: deadline.map(|_| Decimal::from(500)),
             deadline_hard: false,
             latency: None,
-            checkpoint: checkpoint.map(|(interval_hours, restart_overhead_hours)| Checkpoint { interval_hours, restart_overhead_hours }),
+            checkpoint: checkpoint.map(|(interval_hours, restart_overhead_hours)| Checkpoint { interval_hours, restart_overhead_hours, save_minutes: None }),
             interruptible: true,
+            spot_policy: None,
             max_queue_hours: None,
             value_of_time_per_hour: Decimal::from(vot),
             budget: None,
@@ -166,11 +167,11 @@ proptest! {
             vram_gib: vram,
             runs,
             gpus,
-            checkpoint: Some(Checkpoint { interval_hours: interval, restart_overhead_hours: 0.1 }),
+            checkpoint: Some(Checkpoint { interval_hours: interval, restart_overhead_hours: 0.1, save_minutes: None }),
             ..task_fixture()
         };
         let mut offer = default_catalog().offers[0].clone();
-        offer.interruption_per_month = Some(p_month);
+        offer.interruptions.interruption_per_month = Some(p_month);
         offer.gpu_fraction = fraction;
         offer.price = Decimal::new(price, 3);
         let catalog = Catalog { format_version: 1, offers: vec![offer] };

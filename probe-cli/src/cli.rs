@@ -36,6 +36,17 @@ pub enum Command {
     /// List, validate or convert catalogs (our CSV/JSON, SkyPilot vms.csv).
     #[command(subcommand, after_help = CATALOG_EXAMPLES)]
     Catalog(CatalogCommand),
+    /// Show what preemption traces hold: preemptions, running share, spells and gaps, and the
+    /// model's parameters fitted to them.
+    #[command(after_help = TRACE_EXAMPLES)]
+    Trace {
+        /// Trace files: the Can't Be Late dataset's JSON or a CSV of timestamp,count rows.
+        #[arg(required = true, value_name = "FILE")]
+        files: Vec<PathBuf>,
+        /// Print JSON instead of text.
+        #[arg(long)]
+        json: bool,
+    },
     /// Print the JSON Schema of a document: task, catalog, profile, plan, budget or scenario.
     Schema {
         /// Which document.
@@ -50,12 +61,18 @@ pub enum Command {
     },
 }
 
+const TRACE_EXAMPLES: &str = "\
+Examples:
+  gpufare trace tests/fixtures/traces/aws-2023-04-22-us-east-1c-p3.2xlarge-v100.json
+  gpufare trace --json my-zone.csv";
+
 const PLAN_EXAMPLES: &str = "\
 Examples:
   gpufare plan --task examples/qlora_7b.json
   gpufare plan --task examples/sd_batch.json --currency USD --rate 7.1 --format md -o budget.md
   gpufare plan --task my-task.json --catalog quotes.csv --catalog aws-vms.csv --format json -o new.json
   gpufare plan --task my-task.json --diff old.json
+  gpufare plan --task examples/qlora_7b.json --trace aws-use1-g5xl-spot=tests/fixtures/traces/aws-2023-04-22-us-east-1c-p3.2xlarge-v100.json
   gpufare plan --scenario gpufare-budget.json --format json   # a budget or scenario exported by the site
   gpufare plan --task my-task.json --profile shared-box.json --profile dedicated-box.json
 
@@ -125,6 +142,11 @@ pub struct PlanArgs {
     /// Options shown in the table and Markdown formats.
     #[arg(long, value_name = "N", default_value_t = 12)]
     pub top: usize,
+
+    /// A preemption trace for an offer (the Can't Be Late dataset's JSON, or a CSV of
+    /// timestamp,count): its risk is replayed from the trace and fitted to it; repeatable.
+    #[arg(long, value_name = "OFFER=FILE")]
+    pub trace: Vec<String>,
 }
 
 #[derive(Debug, Subcommand)]

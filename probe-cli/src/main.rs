@@ -20,6 +20,7 @@ mod plan_cmd;
 mod probe;
 mod run;
 mod sampling;
+mod trace_cmd;
 
 use std::io::{self, Write};
 use std::process::ExitCode;
@@ -81,6 +82,7 @@ fn run(cli: cli::Cli) -> anyhow::Result<()> {
             }
         }),
         cli::Command::Schema { name } => plan_cmd::run_schema(&name),
+        cli::Command::Trace { files, json } => trace_cmd::run_trace(&files, json),
         cli::Command::Completions { shell } => {
             use clap::CommandFactory;
             clap_complete::generate(

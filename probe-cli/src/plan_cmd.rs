@@ -18,7 +18,8 @@ use gpufare_core::offers::catalog::{
 use gpufare_core::offers::csv::catalog_to_csv;
 use gpufare_core::offers::default::default_catalog;
 use gpufare_core::offers::import::{self, OnClash};
-use gpufare_core::plan::plan;
+use gpufare_core::offers::trace::AttachedTrace;
+use gpufare_core::plan::plan_with_traces;
 use gpufare_core::plan::settings::PlanSettings;
 use gpufare_core::profile::document::parse_profile;
 use gpufare_core::profile::evidence::{apply, measured_factors};
@@ -26,7 +27,7 @@ use gpufare_core::scenario::document::{Scenario, parse_scenario};
 use gpufare_core::task::document::{TaskProfile, parse_task};
 use rust_decimal::Decimal;
 
-use crate::output;
+use crate::{output, trace_cmd};
 
 /// A problem with an input file: exit code 2, nothing written.
 #[derive(Debug)]
@@ -76,6 +77,7 @@ pub struct PlanRequest {
     pub output: PathBuf,
     pub diff: Option<PathBuf>,
     pub top: usize,
+    pub traces: Vec<(String, PathBuf)>,
 }
 
 impl crate::cli::PlanArgs {
@@ -107,6 +109,11 @@ impl crate::cli::PlanArgs {
             output: self.output.clone(),
             diff: self.diff.clone(),
             top: self.top,
+            traces: self
+                .trace
+                .iter()
+                .map(|a| trace_cmd::parse_trace_arg(a))
+                .collect::<Result<_>>()?,
         })
     }
 }
@@ -145,7 +152,8 @@ fn load_catalogs(paths: &[PathBuf]) -> Result<Catalog> {
         offers: vec![],
     };
     for p in paths {
-        let (c, note) = read_catalog(p)?;
+        let (mut c, note) = read_catalog(p)?;
+        trace_cmd::resolve_catalog_traces(&mut c, p);
         if let Some(n) = note {
             eprintln!("gpufare: {n}");
         }
@@ -161,30 +169,34 @@ fn load_catalogs(paths: &[PathBuf]) -> Result<Catalog> {
 
 /// Runs `gpufare plan`.
 pub fn run_plan(req: &PlanRequest) -> Result<()> {
-    let (task, mut settings, mut catalog): (TaskProfile, PlanSettings, Catalog) =
-        match (&req.scenario, &req.task) {
-            (Some(path), _) => {
-                let text = read(path)?;
-                // A scenario, or a budget exported by the site with its scenario inside.
-                let scenario: Scenario = match parse_budget(&text) {
-                    Ok(Budget {
-                        scenario: Some(s), ..
-                    }) => s,
-                    _ => parse_scenario(&text).map_err(|e| bad(path, e))?,
-                };
-                let base = load_catalogs(&req.catalogs)?;
-                let catalog = scenario.catalog(&base);
-                (scenario.task, scenario.settings, catalog)
-            }
-            (None, Some(path)) => {
-                let task = parse_task(&read(path)?).map_err(|e| bad(path, e))?;
-                let settings = PlanSettings::for_task(&task);
-                (task, settings, load_catalogs(&req.catalogs)?)
-            }
-            (None, None) => anyhow::bail!(InputFileError(
-                "give a task file (--task FILE) or a scenario (--scenario FILE)".to_owned()
-            )),
-        };
+    let (task, mut settings, mut catalog, mut traces): (
+        TaskProfile,
+        PlanSettings,
+        Catalog,
+        Vec<AttachedTrace>,
+    ) = match (&req.scenario, &req.task) {
+        (Some(path), _) => {
+            let text = read(path)?;
+            // A scenario, or a budget exported by the site with its scenario inside.
+            let scenario: Scenario = match parse_budget(&text) {
+                Ok(Budget {
+                    scenario: Some(s), ..
+                }) => s,
+                _ => parse_scenario(&text).map_err(|e| bad(path, e))?,
+            };
+            let base = load_catalogs(&req.catalogs)?;
+            let catalog = scenario.catalog(&base);
+            (scenario.task, scenario.settings, catalog, scenario.traces)
+        }
+        (None, Some(path)) => {
+            let task = parse_task(&read(path)?).map_err(|e| bad(path, e))?;
+            let settings = PlanSettings::for_task(&task);
+            (task, settings, load_catalogs(&req.catalogs)?, Vec::new())
+        }
+        (None, None) => anyhow::bail!(InputFileError(
+            "give a task file (--task FILE) or a scenario (--scenario FILE)".to_owned()
+        )),
+    };
     if let Some(c) = req.currency {
         settings.currency = c;
     }
@@ -225,7 +237,11 @@ pub fn run_plan(req: &PlanRequest) -> Result<()> {
             }
         }
     }
-    let result = plan(&task, &catalog, &settings)
+    for t in trace_cmd::attach(&catalog, &req.traces)? {
+        traces.retain(|x| x.offer_id != t.offer_id);
+        traces.push(t);
+    }
+    let result = plan_with_traces(&task, &catalog, &traces, &settings)
         .map_err(|e| anyhow::Error::new(InputFileError(e.to_string())))?;
     let b = budget(&result, &task, &catalog);
     if let Some(old_path) = &req.diff {
@@ -241,7 +257,7 @@ pub fn run_plan(req: &PlanRequest) -> Result<()> {
         PlanFormat::Json => budget_json(&b),
         PlanFormat::Csv => budget_csv(&b),
         PlanFormat::Md => budget_markdown(&b, req.top),
-        PlanFormat::Table => table(&b, req.top),
+        PlanFormat::Table => table(&b, req.top) + &trace_cmd::risk_section(&result, req.top),
     };
     output::write_text(&req.output, &text)
 }

@@ -18,6 +18,7 @@ use crate::plan::PlanResult;
 use crate::plan::assumption::Assumption;
 use crate::plan::breakeven::{MONTH_LIMIT_HOURS, Payoff, YEAR_LIMIT_MONTHS, payoff};
 use crate::plan::reason::Reason;
+use crate::plan::risk::Risk;
 use crate::task::document::TaskProfile;
 
 /// The budget format this build writes and the newest it reads.
@@ -103,6 +104,12 @@ pub struct BudgetRow {
     pub price_as_of: String,
     /// Whether the offer's price is an estimate.
     pub price_is_estimate: bool,
+    /// The policy behind the figures, for an interruptible offer (e.g. `fallback_after_2`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub policy: Option<String>,
+    /// Interruptions, the trace, and every policy priced by the model and by the replay.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub risk: Option<Risk>,
 }
 
 /// The recommendation in a budget.
@@ -210,7 +217,7 @@ pub struct Budget {
 
 /// A money amount as a plain number (already rounded to the minor unit).
 pub fn number(m: &Money) -> f64 {
-    f64::try_from(m.rounded()).unwrap_or(0.0)
+    m.number()
 }
 
 /// Flattens a plan for `task` priced against `catalog` (for the price dates of each offer).
@@ -249,6 +256,8 @@ pub fn budget(plan: &PlanResult, task: &TaskProfile, catalog: &Catalog) -> Budge
                 .map(|x| x.as_of.clone())
                 .unwrap_or_default(),
             price_is_estimate: offer(&o.offer_id).is_some_and(|x| x.estimate),
+            policy: o.policy.map(|p| p.id()),
+            risk: o.risk.clone(),
         })
         .collect();
     let be = &plan.break_even;

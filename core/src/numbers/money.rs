@@ -76,6 +76,17 @@ impl Money {
         Money { amount, currency }
     }
 
+    /// The amount rounded to the minor unit, as a plain number (exact below 2^53 cents), for
+    /// documents that write money as numbers.
+    pub fn number(&self) -> f64 {
+        f64::try_from(self.rounded()).unwrap_or(0.0)
+    }
+
+    /// A plain number written by [`Money::number`], back as money (to the cent).
+    pub fn from_number(x: f64, currency: Currency) -> Money {
+        Money::billed(Decimal::from_f64_retain(x).unwrap_or_default(), currency)
+    }
+
     /// Zero in the given currency.
     pub fn zero(currency: Currency) -> Money {
         Money::new(Decimal::ZERO, currency)

@@ -81,6 +81,18 @@ pub enum Problem {
     /// A dedicated offer that rents less than whole GPUs.
     #[error("a dedicated offer rents whole GPUs (fraction 1)")]
     DedicatedWhole,
+    /// More than one form of an interruption rate in one offer.
+    #[error("give the interruption rate in one form only: per hour, MTBI or per month")]
+    OneRateForm,
+    /// An offer's fallback names no uninterruptible offer of the catalog.
+    #[error("names {id:?}, which is not an uninterruptible offer of the catalog")]
+    FallbackNotFound {
+        /// The id given.
+        id: String,
+    },
+    /// A low or high end of a range on the wrong side of the central value.
+    #[error("the range must hold the rate: low <= rate <= high")]
+    RangeOrder,
 }
 
 impl Problem {
@@ -101,6 +113,9 @@ impl Problem {
             Problem::ReservedTerm => "reserved_term",
             Problem::MeteredGranularity => "metered_granularity",
             Problem::DedicatedWhole => "dedicated_whole",
+            Problem::OneRateForm => "one_rate_form",
+            Problem::RangeOrder => "range_order",
+            Problem::FallbackNotFound { .. } => "fallback_not_found",
         }
     }
 }

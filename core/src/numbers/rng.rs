@@ -16,6 +16,17 @@ impl Stream {
         Stream(Pcg64Mcg::seed_from_u64(seed ^ fnv1a(label)))
     }
 
+    /// The stream of one Monte Carlo trial: independent of the other trials, so policies priced
+    /// on the same trial meet the same luck until they part ways (common random numbers).
+    pub fn for_trial(seed: u64, label: &str, trial: u64) -> Stream {
+        // SplitMix64's finaliser spreads consecutive trial numbers over the whole seed space.
+        let mut z = trial.wrapping_add(0x9e37_79b9_7f4a_7c15);
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        z ^= z >> 31;
+        Stream::new(seed ^ z, label)
+    }
+
     /// Uniform in (0, 1]: never 0, so its logarithm is finite.
     pub fn uniform(&mut self) -> f64 {
         ((self.0.next_u64() >> 11) as f64 + 1.0) * (1.0 / (1u64 << 53) as f64)

@@ -11,12 +11,13 @@ use crate::offers::billing::{BillingMode, Granularity};
 use crate::offers::catalog::{
     CATALOG_FORMAT_VERSION, Catalog, CatalogError, CsvProblem, check_unique,
 };
+use crate::offers::interruption::Interruptions;
 use crate::offers::offer::{Offer, Region, RegionClass, SecurityControl, default_rtt_ms};
 use crate::offers::tenancy::Tenancy;
 use crate::offers::validate::validate_offer;
 
 /// The column order of our CSV format.
-pub const CSV_COLUMNS: [&str; 30] = [
+pub const CSV_COLUMNS: [&str; 39] = [
     "id",
     "provider",
     "region",
@@ -38,6 +39,15 @@ pub const CSV_COLUMNS: [&str; 30] = [
     "granularity",
     "minimum_minutes",
     "interruption_per_month",
+    "interruption_per_hour",
+    "mtbi_hours",
+    "interruption_low_per_hour",
+    "interruption_high_per_hour",
+    "capacity_gap_hours",
+    "notice_seconds",
+    "interruption_source",
+    "trace",
+    "fallback",
     "queue_wait_hours",
     "storage_per_gb_month",
     "egress_per_gb",
@@ -122,7 +132,8 @@ pub fn catalog_to_csv(catalog: &Catalog) -> String {
     for o in &catalog.offers {
         let opt = |v: Option<String>| v.unwrap_or_default();
         let security: Vec<&str> = o.security.iter().map(|c| c.id()).collect();
-        let row: [String; 30] = [
+        let i = &o.interruptions;
+        let row: [String; 39] = [
             o.id.clone(),
             o.provider.clone(),
             o.region.id.clone(),
@@ -143,7 +154,16 @@ pub fn catalog_to_csv(catalog: &Catalog) -> String {
             o.currency.code().to_owned(),
             opt(o.granularity.map(|g| g.id().to_owned())),
             opt(o.minimum_minutes.map(|v| v.to_string())),
-            opt(o.interruption_per_month.map(|v| v.to_string())),
+            opt(i.interruption_per_month.map(|v| v.to_string())),
+            opt(i.interruption_per_hour.map(|v| v.to_string())),
+            opt(i.mtbi_hours.map(|v| v.to_string())),
+            opt(i.interruption_low_per_hour.map(|v| v.to_string())),
+            opt(i.interruption_high_per_hour.map(|v| v.to_string())),
+            opt(i.capacity_gap_hours.map(|v| v.to_string())),
+            opt(i.notice_seconds.map(|v| v.to_string())),
+            opt(i.interruption_source.clone()),
+            opt(i.trace.clone()),
+            opt(i.fallback.clone()),
             opt(o.queue_wait_hours.map(|v| v.to_string())),
             o.storage_per_gb_month.to_string(),
             o.egress_per_gb.to_string(),
@@ -243,7 +263,18 @@ fn offer_from_fields<'a>(
         currency,
         granularity,
         minimum_minutes: decimal("minimum_minutes")?,
-        interruption_per_month: float("interruption_per_month")?,
+        interruptions: Interruptions {
+            interruption_per_month: float("interruption_per_month")?,
+            interruption_per_hour: float("interruption_per_hour")?,
+            mtbi_hours: float("mtbi_hours")?,
+            interruption_low_per_hour: float("interruption_low_per_hour")?,
+            interruption_high_per_hour: float("interruption_high_per_hour")?,
+            capacity_gap_hours: float("capacity_gap_hours")?,
+            notice_seconds: float("notice_seconds")?,
+            interruption_source: get("interruption_source").map(str::to_owned),
+            trace: get("trace").map(str::to_owned),
+            fallback: get("fallback").map(str::to_owned),
+        },
         queue_wait_hours: float("queue_wait_hours")?,
         storage_per_gb_month: decimal("storage_per_gb_month")?.unwrap_or_default(),
         egress_per_gb: decimal("egress_per_gb")?.unwrap_or_default(),

@@ -7,11 +7,13 @@ pub mod catalog;
 pub mod csv;
 pub mod default;
 pub mod import;
+pub mod interruption;
 pub mod offer;
 pub mod quote;
 pub mod rent;
 pub mod skypilot;
 pub mod tenancy;
+pub mod trace;
 pub mod validate;
 
 pub use billing::{BillingMode, Granularity};

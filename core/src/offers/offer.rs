@@ -9,6 +9,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::numbers::money::Currency;
 use crate::offers::billing::{BillingMode, Granularity};
+use crate::offers::interruption::Interruptions;
 use crate::offers::tenancy::{SlowdownOverride, Tenancy};
 
 /// How close a region is to the user, which drives latency.
@@ -151,9 +152,10 @@ pub struct Offer {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(with = "Option<String>")]
     pub minimum_minutes: Option<Decimal>,
-    /// Probability of an interruption within a month of running (spot bands; 0 when absent).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub interruption_per_month: Option<f64>,
+    /// How often the capacity is taken away, for how long, with how much notice (none when
+    /// absent); written as fields of the offer itself.
+    #[serde(flatten)]
+    pub interruptions: Interruptions,
     /// Expected wait before a job starts, hours (0 when absent).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub queue_wait_hours: Option<f64>,
@@ -225,7 +227,7 @@ impl Offer {
             currency: Currency::Cny,
             granularity: Some(Granularity::Second),
             minimum_minutes: None,
-            interruption_per_month: None,
+            interruptions: Interruptions::default(),
             queue_wait_hours: None,
             storage_per_gb_month: Decimal::ZERO,
             egress_per_gb: Decimal::ZERO,

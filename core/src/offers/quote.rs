@@ -7,13 +7,10 @@ use crate::hardware::gpu::find_gpu;
 use crate::numbers::money::Currency;
 use crate::numbers::problem::{FieldError, Problem};
 use crate::offers::billing::{BillingMode, Granularity};
+use crate::offers::interruption::{Interruptions, assumed_spot};
 use crate::offers::offer::{Offer, Region};
 use crate::offers::tenancy::Tenancy;
 use crate::offers::validate::validate_offer;
-
-/// Monthly interruption probability assumed for a spot quote: the 10-15 % band of AWS's Spot
-/// Instance Advisor, its midpoint (the user can edit the offer's file to say better).
-pub const QUOTE_SPOT_INTERRUPTION: f64 = 0.125;
 
 /// Months of a reserved quote's term.
 pub const QUOTE_RESERVED_MONTHS: u32 = 12;
@@ -43,8 +40,8 @@ pub struct Quote {
 impl Quote {
     /// The quote as an offer with `id`: one GPU in a tier-1 region; a slice gets the share of the
     /// card its memory is of the card's; metered offers bill per second; a reserved term is
-    /// [`QUOTE_RESERVED_MONTHS`] months with nothing upfront; spot assumes
-    /// [`QUOTE_SPOT_INTERRUPTION`] a month. Refused, with the field and the reason, when the
+    /// [`QUOTE_RESERVED_MONTHS`] months with nothing upfront; spot assumes what
+    /// [`assumed_spot`] says for the provider. Refused, with the field and the reason, when the
     /// result is not a valid offer.
     pub fn offer(&self, id: String) -> Result<Offer, FieldError> {
         let card_gib = find_gpu(&self.gpu).map(|s| s.vram_gb);
@@ -74,7 +71,11 @@ impl Quote {
             price: self.price,
             currency: self.currency,
             granularity: mode.is_metered().then_some(Granularity::Second),
-            interruption_per_month: (mode == BillingMode::Spot).then_some(QUOTE_SPOT_INTERRUPTION),
+            interruptions: if mode == BillingMode::Spot {
+                assumed_spot(&self.provider)
+            } else {
+                Interruptions::default()
+            },
             as_of: "user".into(),
             source: "added by the user".into(),
             ..Offer::blank()
@@ -122,7 +123,7 @@ mod tests {
             .offer("custom-2".into())
             .unwrap();
         assert_eq!(slice.gpu_fraction, 0.25);
-        assert_eq!(slice.interruption_per_month, Some(QUOTE_SPOT_INTERRUPTION));
+        assert_eq!(slice.interruptions, assumed_spot(&slice.provider));
         let reserved = quote(Tenancy::Dedicated, BillingMode::Reserved, None)
             .offer("custom-3".into())
             .unwrap();

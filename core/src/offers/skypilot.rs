@@ -21,14 +21,12 @@ use crate::hardware::gpu::find_gpu;
 use crate::numbers::money::Currency;
 use crate::offers::billing::BillingMode;
 use crate::offers::catalog::{CATALOG_FORMAT_VERSION, Catalog, CatalogError, CsvProblem};
+use crate::offers::interruption::assumed_spot;
 use crate::offers::offer::{Offer, Region, RegionClass, default_rtt_ms};
 use crate::offers::tenancy::Tenancy;
 
 /// Spot counts as discounted only below this share of the on-demand price.
 pub const SPOT_DISCOUNT_SHARE: f64 = 0.95;
-/// Monthly interruption probability assumed for imported spot rows (the >20 % band midpoint:
-/// 42.5 % of GPU spot pools were in that band in the 2025-06-28 Spot Advisor snapshot).
-pub const IMPORTED_SPOT_INTERRUPTION: f64 = 0.30;
 
 /// A row that was not imported.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
@@ -279,38 +277,40 @@ pub fn import_vms_csv(
         let mut rows = vec![(false, base.clone())];
         match get(c_spot) {
             "" => {}
-            s => match s.parse::<f64>() {
-                Ok(sp) if sp > 0.0 && sp < SPOT_DISCOUNT_SHARE * price => {
-                    let mut spot = base.clone();
-                    spot.billing_mode = BillingMode::Spot;
-                    spot.price = Decimal::from_f64_retain(sp)
-                        .unwrap_or_default()
-                        .round_dp(6)
-                        .normalize();
-                    spot.interruption_per_month = Some(IMPORTED_SPOT_INTERRUPTION);
-                    spot.estimate = true;
-                    spot.estimate_note =
-                        Some("interruption rate assumed: the >20 %/month band midpoint".to_owned());
-                    rows.push((true, spot));
+            s => {
+                match s.parse::<f64>() {
+                    Ok(sp) if sp > 0.0 && sp < SPOT_DISCOUNT_SHARE * price => {
+                        let mut spot = base.clone();
+                        spot.billing_mode = BillingMode::Spot;
+                        spot.price = Decimal::from_f64_retain(sp)
+                            .unwrap_or_default()
+                            .round_dp(6)
+                            .normalize();
+                        spot.interruptions = assumed_spot(&spot.provider);
+                        spot.estimate = true;
+                        spot.estimate_note =
+                        Some("interruption rate, gap and range assumed from the public GPU spot traces".to_owned());
+                        rows.push((true, spot));
+                    }
+                    Ok(sp) if sp <= 0.0 => report.spot_ignored.push(Skipped {
+                        line,
+                        instance: instance.clone(),
+                        reason: SkipReason::SpotNotOffered,
+                    }),
+                    Ok(_) => report.spot_ignored.push(Skipped {
+                        line,
+                        instance: instance.clone(),
+                        reason: SkipReason::SpotNoDiscount,
+                    }),
+                    Err(_) => report.spot_ignored.push(Skipped {
+                        line,
+                        instance: instance.clone(),
+                        reason: SkipReason::SpotNotANumber {
+                            value: s.to_owned(),
+                        },
+                    }),
                 }
-                Ok(sp) if sp <= 0.0 => report.spot_ignored.push(Skipped {
-                    line,
-                    instance: instance.clone(),
-                    reason: SkipReason::SpotNotOffered,
-                }),
-                Ok(_) => report.spot_ignored.push(Skipped {
-                    line,
-                    instance: instance.clone(),
-                    reason: SkipReason::SpotNoDiscount,
-                }),
-                Err(_) => report.spot_ignored.push(Skipped {
-                    line,
-                    instance: instance.clone(),
-                    reason: SkipReason::SpotNotANumber {
-                        value: s.to_owned(),
-                    },
-                }),
-            },
+            }
         }
         for (is_spot, mut offer) in rows {
             offer.id = format!(

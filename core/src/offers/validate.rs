@@ -52,11 +52,7 @@ pub fn validate_offer(o: &Offer) -> Result<(), FieldError> {
             return fail(field, range(0.0, 100_000_000.0));
         }
     }
-    if let Some(p) = o.interruption_per_month
-        && !(0.0..1.0).contains(&p)
-    {
-        return fail("interruption_per_month", Problem::Probability);
-    }
+    o.interruptions.validate()?;
     if let Some(q) = o.queue_wait_hours
         && !(q.is_finite() && (0.0..=10_000.0).contains(&q))
     {

@@ -7,6 +7,7 @@ use crate::hardware::gpu::{GpuSpec, find_gpu};
 use crate::numbers::money::{Currency, Money, convert};
 use crate::offers::offer::Offer;
 use crate::offers::rent::price_per_gpu_hour;
+use crate::offers::trace::AttachedTrace;
 use crate::plan::settings::PlanSettings;
 use crate::task::document::TaskProfile;
 
@@ -16,6 +17,10 @@ pub struct Context<'a> {
     pub task: &'a TaskProfile,
     /// The settings.
     pub settings: &'a PlanSettings,
+    /// Every offer of the plan (where a policy finds the offer to fall back to).
+    pub offers: &'a [Offer],
+    /// Traces attached to offers of the plan.
+    pub traces: &'a [AttachedTrace],
     pub(crate) reference: Option<&'static GpuSpec>,
 }
 
@@ -25,8 +30,24 @@ impl<'a> Context<'a> {
         Context {
             task,
             settings,
+            offers: &[],
+            traces: &[],
             reference: find_gpu(&task.reference_gpu),
         }
+    }
+
+    /// The same, with the plan's offers and the traces attached to them.
+    pub fn with_evidence(self, offers: &'a [Offer], traces: &'a [AttachedTrace]) -> Context<'a> {
+        Context {
+            offers,
+            traces,
+            ..self
+        }
+    }
+
+    /// The trace attached to `offer`, if any.
+    pub fn trace_for(&self, offer: &Offer) -> Option<&'a AttachedTrace> {
+        self.traces.iter().find(|t| t.offer_id == offer.id)
     }
 
     /// Converts an amount to the output currency at the user's rate.

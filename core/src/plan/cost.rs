@@ -24,12 +24,22 @@ use crate::plan::feasibility::{self, Needs, fmt1};
 use crate::plan::option::{Costs, OptionResult};
 use crate::plan::performance::{MULTI_GPU_EFFICIENCY, speed_ratio};
 use crate::plan::reason::{Reason, RuleId};
-use crate::plan::time::{Draws, Expectation, TimeInputs, expect, hourly_rate, simulate};
+use crate::plan::time::{Draws, Expectation, Simulation, TimeInputs, expect, simulate};
 use crate::task::document::TaskKind;
 
 /// Prices `offer` for the context's task. With `draws`, the P50/P90 and deadline figures come
 /// from the Monte Carlo; without, they equal the expectation (used for break-even sweeps).
 pub fn evaluate(ctx: &Context<'_>, offer: &Offer, draws: Option<&Draws>) -> OptionResult {
+    evaluate_parts(ctx, offer, draws).0
+}
+
+/// [`evaluate`], also returning the work and the time it found (what a policy needs to price
+/// the same offer differently).
+pub fn evaluate_parts(
+    ctx: &Context<'_>,
+    offer: &Offer,
+    draws: Option<&Draws>,
+) -> (OptionResult, Work, Time) {
     let fit = feasibility::check(&Needs::of(ctx.task), offer);
     let mut reasons = fit.vetoes;
     let mut flags = fit.flags;
@@ -55,7 +65,7 @@ pub fn evaluate(ctx: &Context<'_>, offer: &Offer, draws: Option<&Draws>) -> Opti
     }
 
     let expected = &time.expected;
-    OptionResult {
+    let option = OptionResult {
         offer_id: offer.id.clone(),
         provider: offer.provider.clone(),
         gpu: offer.gpu.clone(),
@@ -83,7 +93,10 @@ pub fn evaluate(ctx: &Context<'_>, offer: &Offer, draws: Option<&Draws>) -> Opti
             .filter(|_| ctx.task.service.is_none())
             .map(round4),
         costs: money,
-    }
+        policy: None,
+        risk: None,
+    };
+    (option, work, time)
 }
 
 /// The task's work on one offer, before neighbours and interruptions.
@@ -162,6 +175,8 @@ pub struct Time {
     pub miss: Option<f64>,
     /// P99 latency including the round trip, for inference with a target.
     pub latency_p99_ms: Option<f64>,
+    /// The Monte Carlo's trials, when it ran.
+    pub sim: Option<Simulation>,
 }
 
 /// Step 2b: the time model on `offer` — expectation, distribution (with `draws`), and the vetoes
@@ -177,44 +192,28 @@ pub fn time_on(
     let task = ctx.task;
     let inputs = match task.service {
         // A service occupies calendar time; neighbours show up in its latency, not its hours.
-        Some(s) => TimeInputs {
-            run_hours: s.hours_per_month * s.months,
-            runs: 1,
-            slowdown: Slowdown {
+        Some(s) => TimeInputs::plain(
+            s.hours_per_month * s.months,
+            1,
+            Slowdown {
                 median: 1.0,
                 p99: 1.0,
                 source: SlowdownSource::Assumed,
             },
-            interruptions_per_hour: 0.0,
-            checkpoint: None,
-            queue_mean_hours: 0.0,
-            queue_every_run: false,
-        },
-        None => TimeInputs {
-            run_hours: work.compute_hours + work.io_hours.unwrap_or(0.0),
-            runs: task.runs,
-            slowdown: work.slowdown,
-            interruptions_per_hour: hourly_rate(offer.interruption_per_month.unwrap_or(0.0)),
-            checkpoint: task.checkpoint,
-            queue_mean_hours: offer.queue_wait_hours.unwrap_or(0.0),
-            queue_every_run: offer.billing_mode.is_metered(),
-        },
+        ),
+        None => time_inputs(ctx, offer, work),
     };
     let expected = expect(&inputs);
     if expected.never_finishes {
         reasons.push(Reason::new(RuleId::NeverFinishes));
     }
     // The distribution is only needed where the offer is still in the running.
-    let (p50, p90, running_p90, miss) = match draws {
+    let (p50, p90, running_p90, miss, sim) = match draws {
         Some(d) if reasons.is_empty() => {
             let sim = simulate(&inputs, d, ctx.settings.seed, &offer.id);
             let ((p50, _), (p90, running_p90)) = sim.p50_p90();
-            (
-                p50,
-                p90,
-                running_p90,
-                task.deadline_hours.map(|h| sim.share_over(h)),
-            )
+            let miss = task.deadline_hours.map(|h| sim.share_over(h));
+            (p50, p90, running_p90, miss, Some(sim))
         }
         _ => {
             let wall = expected.wall_hours();
@@ -224,6 +223,7 @@ pub fn time_on(
                 expected.running_hours,
                 task.deadline_hours
                     .map(|h| if wall > h { 1.0 } else { 0.0 }),
+                None,
             )
         }
     };
@@ -269,16 +269,82 @@ pub fn time_on(
         running_p90,
         miss,
         latency_p99_ms,
+        sim,
     }
+}
+
+/// The time model's inputs for a batch task on `offer`: the offer's interruption figures, or
+/// the parameters fitted to its trace when one is attached (evidence beats the assumption).
+pub fn time_inputs(ctx: &Context<'_>, offer: &Offer, work: &Work) -> TimeInputs {
+    let task = ctx.task;
+    let i = &offer.interruptions;
+    let fitted = ctx.trace_for(offer).map(|t| t.trace.stats().fitted);
+    let notice = i.notice_hours();
+    TimeInputs {
+        run_hours: work.compute_hours + work.io_hours.unwrap_or(0.0),
+        runs: task.runs,
+        slowdown: work.slowdown,
+        interruptions_per_hour: fitted.map_or(i.rate_per_hour(), |f| f.rate_per_hour),
+        gap_mean_hours: fitted.map_or(i.gap_hours(), |f| f.gap_mean_hours),
+        saves_on_notice: notice > 0.0 && task.checkpoint.is_some_and(|c| notice >= c.save_hours()),
+        checkpoint: task.checkpoint,
+        queue_mean_hours: fitted.map_or(offer.queue_wait_hours.unwrap_or(0.0), |f| {
+            f.start_wait_mean_hours
+        }),
+        queue_every_run: offer.billing_mode.is_metered(),
+        start_available: fitted.map_or(0.0, |f| f.availability),
+    }
+}
+
+/// Hours one way of running the task uses: billed on the offer, billed on a fallback offer, and
+/// wall-clock.
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub struct Usage {
+    /// Hours billed on the offer (running, rework, restarts).
+    pub running: f64,
+    /// Wall-clock hours.
+    pub wall: f64,
+    /// Hours billed on the fallback offer.
+    pub fallback: f64,
 }
 
 /// Step 3: the money. Rent by billing mode over the hours the machine is held, storage for at
 /// least as long as the task runs, egress, the value of the wall-clock time, and the deadline
 /// penalty times its probability; the P90 total prices the P90 trial the same way.
 pub fn money_on(ctx: &Context<'_>, offer: &Offer, time: &Time) -> Costs {
+    let expected = &time.expected;
+    money_for(
+        ctx,
+        offer,
+        &time.inputs,
+        None,
+        Usage {
+            running: expected.running_hours,
+            wall: expected.wall_hours(),
+            fallback: 0.0,
+        },
+        Usage {
+            running: time.running_p90,
+            wall: time.p90,
+            fallback: 0.0,
+        },
+        time.miss,
+    )
+}
+
+/// The money of a way of running the task described by its expected and P90 usage, with the
+/// probability of missing the deadline; `fallback` is the offer a policy moved hours to.
+pub fn money_for(
+    ctx: &Context<'_>,
+    offer: &Offer,
+    inputs: &TimeInputs,
+    fallback: Option<&Offer>,
+    expected: Usage,
+    at_p90: Usage,
+    miss: Option<f64>,
+) -> Costs {
     let task = ctx.task;
     let service = task.service;
-    let inputs = &time.inputs;
     let held = |running: f64, wall: f64| match service {
         Some(s) => s.months * HOURS_PER_MONTH,
         None if offer.billing_mode.is_metered() => running,
@@ -291,13 +357,20 @@ pub fn money_on(ctx: &Context<'_>, offer: &Offer, time: &Time) -> Costs {
         }
     };
     let price = |amount: Decimal| ctx.offer_money(offer, amount);
-    let rent_at = |running: f64, wall: f64| {
-        price(rent_in_offer_currency(
+    let rent_at = |u: Usage| {
+        let own = price(rent_in_offer_currency(
             offer,
-            running,
-            held(running, wall),
+            u.running,
+            held(u.running, u.wall),
             inputs.runs,
-        ))
+        ));
+        let moved = match fallback {
+            Some(f) if u.fallback > 0.0 => {
+                ctx.offer_money(f, rent_in_offer_currency(f, u.fallback, u.fallback, 1))
+            }
+            _ => Decimal::ZERO,
+        };
+        own + moved
     };
     let storage_at = |wall: f64| {
         let months = match service {
@@ -326,21 +399,20 @@ pub fn money_on(ctx: &Context<'_>, offer: &Offer, time: &Time) -> Costs {
         .map(|p| ctx.task_money(p))
         .unwrap_or_default();
 
-    let expected = &time.expected;
-    let wall_expected = expected.wall_hours();
-    let rent = ctx.money(rent_at(expected.running_hours, wall_expected));
+    let wall_expected = expected.wall;
+    let rent = ctx.money(rent_at(expected));
     let storage = ctx.money(storage_at(wall_expected));
     let egress = ctx.money(price(offer.egress_per_gb * dec(task.egress_gb)));
     let time_cost = ctx.money(time_at(wall_expected));
-    let risk_cost = ctx.money(penalty * dec(time.miss.unwrap_or(0.0)));
+    let risk_cost = ctx.money(penalty * dec(miss.unwrap_or(0.0)));
     let total_expected = ctx
         .money(rent.amount + storage.amount + egress.amount + time_cost.amount + risk_cost.amount);
-    let missed_at_p90 = task.deadline_hours.is_some_and(|d| time.p90 > d);
+    let missed_at_p90 = task.deadline_hours.is_some_and(|d| at_p90.wall > d);
     let total_p90 = ctx.money(
-        ctx.money(rent_at(time.running_p90, time.p90)).amount
-            + ctx.money(storage_at(time.p90)).amount
+        ctx.money(rent_at(at_p90)).amount
+            + ctx.money(storage_at(at_p90.wall)).amount
             + egress.amount
-            + ctx.money(time_at(time.p90)).amount
+            + ctx.money(time_at(at_p90.wall)).amount
             + if missed_at_p90 {
                 ctx.money(penalty).amount
             } else {

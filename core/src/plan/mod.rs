@@ -13,9 +13,13 @@ pub mod cost;
 pub mod decision;
 pub mod feasibility;
 pub mod hybrid;
+pub mod job;
 pub mod option;
 pub mod performance;
+pub mod policy;
 pub mod reason;
+pub mod replay;
+pub mod risk;
 pub mod security;
 pub mod settings;
 pub mod time;
@@ -31,13 +35,15 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use crate::numbers::money::Currency;
+use crate::numbers::problem::{FieldError, Problem};
 use crate::offers::catalog::Catalog;
+use crate::offers::trace::AttachedTrace;
 use crate::offers::validate::validate_offer;
 use crate::plan::breakeven::{BreakEven, break_even};
 use crate::plan::context::Context;
-use crate::plan::cost::evaluate;
 use crate::plan::decision::decide;
 use crate::plan::hybrid::{HybridPlan, hybrid_plan};
+use crate::plan::policy::evaluate_with_risk;
 use crate::plan::time::Draws;
 use crate::task::document::TaskProfile;
 
@@ -74,6 +80,17 @@ pub fn plan(
     catalog: &Catalog,
     settings: &PlanSettings,
 ) -> Result<PlanResult, PlanError> {
+    plan_with_traces(task, catalog, &[], settings)
+}
+
+/// [`plan`], with preemption traces attached to offers of the catalog: their offers' risk comes
+/// from the traces (fitted and replayed) instead of the rows' assumptions.
+pub fn plan_with_traces(
+    task: &TaskProfile,
+    catalog: &Catalog,
+    traces: &[AttachedTrace],
+    settings: &PlanSettings,
+) -> Result<PlanResult, PlanError> {
     task.validate()?;
     settings.validate().map_err(PlanError::Setting)?;
     for offer in &catalog.offers {
@@ -81,13 +98,24 @@ pub fn plan(
             id: offer.id.clone(),
             error,
         })?;
+        if let Some(id) = &offer.interruptions.fallback
+            && !catalog
+                .offers
+                .iter()
+                .any(|o| &o.id == id && !o.interruptions.interrupts())
+        {
+            return Err(PlanError::Offer {
+                id: offer.id.clone(),
+                error: FieldError::new("fallback", Problem::FallbackNotFound { id: id.clone() }),
+            });
+        }
     }
     let draws = Draws::new(settings.seed, settings.trials as usize, task.runs);
-    let ctx = Context::new(task, settings);
+    let ctx = Context::new(task, settings).with_evidence(&catalog.offers, traces);
     let mut options: Vec<OptionResult> = catalog
         .offers
         .iter()
-        .map(|o| evaluate(&ctx, o, Some(&draws)))
+        .map(|o| evaluate_with_risk(&ctx, o, &draws))
         .collect();
     rank(&mut options);
     let decision = decide(task, &options);

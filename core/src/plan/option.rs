@@ -9,6 +9,8 @@ use crate::offers::offer::RegionClass;
 use crate::offers::tenancy::{Slowdown, Tenancy};
 use crate::plan::feasibility::VramFit;
 use crate::plan::reason::Reason;
+use crate::plan::risk::Risk;
+use crate::task::policy::Policy;
 
 /// One offer priced for the task.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
@@ -68,6 +70,12 @@ pub struct OptionResult {
     /// What it costs, part by part, in the plan's currency.
     #[serde(flatten)]
     pub costs: Costs,
+    /// The policy behind the figures, for an interruptible offer.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub policy: Option<Policy>,
+    /// Interruptions, the trace and every policy priced, for an interruptible offer.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub risk: Option<Risk>,
 }
 
 /// What a task costs on one offer, in the plan's currency, each part rounded to the cent.

@@ -50,6 +50,8 @@ pub enum RuleId {
     RemoteRegionLatency,
     /// Reading the task's data at the measured disk rate takes longer than the GPU work.
     DiskBound,
+    /// The offer's interruption figures come from a trace attached to it, not an assumption.
+    RiskFromTrace,
     // Decision rules.
     /// Long work repeated over tuning rounds favours a stable dedicated card.
     LongRepeatedTuning,
@@ -79,6 +81,8 @@ pub enum RuleId {
     PremiumOverCheapest,
     /// The task has distinct phases best run on different capacity.
     HybridPhases,
+    /// The policy for interruptible capacity behind the offer's figures, with its parameters.
+    SpotPolicy,
 }
 
 identifiers!(RuleId {
@@ -100,6 +104,7 @@ identifiers!(RuleId {
     OverBudget => "over_budget",
     RemoteRegionLatency => "remote_region_latency",
     DiskBound => "disk_bound",
+    RiskFromTrace => "risk_from_trace",
     LongRepeatedTuning => "long_repeated_tuning",
     HardDeadline => "hard_deadline",
     CodeCheckSharedFirst => "code_check_shared_first",
@@ -114,6 +119,7 @@ identifiers!(RuleId {
     NoFeasibleOffer => "no_feasible_offer",
     PremiumOverCheapest => "premium_over_cheapest",
     HybridPhases => "hybrid_phases",
+    SpotPolicy => "spot_policy",
 });
 
 impl RuleId {
@@ -316,6 +322,34 @@ impl Reason {
             RuleId::HybridPhases => {
                 "prototype on shared pay-as-you-go, then run the main work on dedicated capacity"
                     .to_owned()
+            }
+            RuleId::RiskFromTrace => format!(
+                "interruptions from the trace {}: {} preemptions in {} h, {} per running hour",
+                p("trace"),
+                p("preemptions"),
+                p("hours"),
+                p("per_running_hour")
+            ),
+            RuleId::SpotPolicy => {
+                let policy = match p("policy").as_str() {
+                    "spot_only" => "stay on the interruptible offer".to_owned(),
+                    "deadline_aware" => format!(
+                        "stay while the deadline's slack lasts, then move to {}",
+                        p("fallback")
+                    ),
+                    "on_demand_only" => format!("run everything on {}", p("fallback")),
+                    other => match other.strip_prefix("fallback_after_") {
+                        Some(n) => format!("move to {} after {n} preemptions", p("fallback")),
+                        None => other.to_owned(),
+                    },
+                };
+                format!(
+                    "policy {}: {policy}; expected total {} ({} staying put, saving {})",
+                    p("policy"),
+                    p("total"),
+                    p("spot_only_total"),
+                    p("saving")
+                )
             }
         }
     }

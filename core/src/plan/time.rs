@@ -1,41 +1,38 @@
 //! Time and risk: how long a task really takes on an offer, in expectation and at the tail.
 //!
 //! One run needs `T0` hours of work on the offer's GPU. Neighbours stretch it by a log-normal
-//! multiplier S (see `tenancy`). Interruptions arrive as a Poisson process at rate λ per hour of
-//! running; λ = -ln(1 - p_month) / 730 from a monthly probability (AWS Spot Advisor bands).
-//! With checkpoints every c hours and restart overhead r, a segment of x hours of work takes on
-//! average (e^{λx} - 1) (1/λ + r) hours: the number of failures before a clean segment is
-//! geometric with mean e^{λx} - 1, each costing the time lost plus r. Without checkpoints the
-//! segment is the whole run, which is the exponential blow-up of long unchecked jobs on spot.
-//! A queue wait with the offer's mean (exponential) comes before each run on metered offers and
-//! once for subscriptions.
+//! multiplier S (see `tenancy`). Preemptions arrive as a Poisson process at rate λ per hour of
+//! running (see `offers::interruption` for the forms the rate comes in). After each one the job
+//! waits out a gap without capacity (mean g, exponential; wall-clock time, no rent), then pays
+//! the restart overhead r (billed, no progress, and exposed to preemption like any running time).
+//!
+//! With checkpoints every c hours of work, a run is a chain of segments of x = c hours (the last
+//! one shorter). A segment ends after an uninterrupted stretch of x, or of r + x after a failure.
+//! Its expected failures are F(x) = e^{λr} (e^{λx} - 1) and its expected running hours F(x) / λ
+//! (the first attempt runs for (1 - e^{-λx}) / λ on average and fails with probability
+//! 1 - e^{-λx}; from then on, stretches of r + x are needed, which take (e^{λ(r+x)} - 1) / λ).
+//! Without checkpoints the segment is the whole run and r = 0: the exponential blow-up of long
+//! unchecked jobs on spot. When the notice before a preemption is long enough to write a
+//! checkpoint, no work is lost: a run of x takes x e^{λr} hours of running with λ x e^{λr}
+//! failures. Every failure adds a gap: the expected wall-clock time is queue + running + F g.
+//! A queue wait with the offer's mean comes before each run on metered offers and once for
+//! subscriptions.
 //!
 //! Expectations are computed in closed form (integrating over S numerically); the distribution
-//! (P50/P90, deadline misses) comes from a seeded Monte Carlo that uses the same model.
+//! (P50/P90, deadline misses) comes from a seeded Monte Carlo of the same model, event by event,
+//! through the state machine in `plan::job` that the trace replay uses too.
 
 use std::cell::RefCell;
 use std::rc::Rc;
 
 use crate::numbers::rng::Stream;
-use crate::offers::billing::HOURS_PER_MONTH;
 use crate::offers::tenancy::Slowdown;
+use crate::plan::job::{Fallback, Job, NEVER_HOURS, Poisson, Rule, run_job};
 use crate::task::document::Checkpoint;
 
 /// Runs simulated one by one; more runs are represented by scaling (an approximation that keeps
 /// the Monte Carlo's cost bounded for tasks with thousands of runs).
 pub const MAX_SIMULATED_RUNS: usize = 32;
-
-/// Beyond this many expected hours a task is considered never to finish.
-const NEVER_HOURS: f64 = 10_000_000.0;
-
-/// Converts a monthly interruption probability to an hourly Poisson rate: -ln(1-p)/730.
-pub fn hourly_rate(p_month: f64) -> f64 {
-    if p_month <= 0.0 {
-        0.0
-    } else {
-        -libm::log(1.0 - p_month) / HOURS_PER_MONTH
-    }
-}
 
 /// What the time model needs about one task on one offer.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -48,12 +45,50 @@ pub struct TimeInputs {
     pub slowdown: Slowdown,
     /// Interruptions per hour of running.
     pub interruptions_per_hour: f64,
+    /// Mean hours without capacity after an interruption.
+    pub gap_mean_hours: f64,
+    /// Whether the notice before an interruption is long enough to write a checkpoint.
+    pub saves_on_notice: bool,
     /// Checkpointing, if any.
     pub checkpoint: Option<Checkpoint>,
     /// Mean queue wait before a start, hours.
     pub queue_mean_hours: f64,
     /// Whether every run waits in the queue (metered offers) or only the first (subscriptions).
     pub queue_every_run: bool,
+    /// Probability that a start finds capacity at once (a trace's running share); the rest of
+    /// the starts wait, so that the mean wait is `queue_mean_hours`. 0 for a plain queue.
+    pub start_available: f64,
+}
+
+impl TimeInputs {
+    /// Inputs without interruptions, gaps or a queue (a service, a bare run).
+    pub fn plain(run_hours: f64, runs: u32, slowdown: Slowdown) -> TimeInputs {
+        TimeInputs {
+            run_hours,
+            runs,
+            slowdown,
+            interruptions_per_hour: 0.0,
+            gap_mean_hours: 0.0,
+            saves_on_notice: false,
+            checkpoint: None,
+            queue_mean_hours: 0.0,
+            queue_every_run: false,
+            start_available: 0.0,
+        }
+    }
+
+    /// The restart overhead after an interruption (none without checkpoints: the run starts
+    /// over as it started the first time).
+    pub fn restart_hours(&self) -> f64 {
+        self.checkpoint.map_or(0.0, |c| c.restart_overhead_hours)
+    }
+
+    /// The checkpoint interval, when checkpoints are written.
+    pub fn interval_hours(&self) -> Option<f64> {
+        self.checkpoint
+            .map(|c| c.interval_hours)
+            .filter(|c| *c > 0.0)
+    }
 }
 
 /// Closed-form expectations for one task on one offer.
@@ -65,6 +100,8 @@ pub struct Expectation {
     pub queue_hours: f64,
     /// Expected hours lost to interruptions (restarts and redone work).
     pub rework_hours: f64,
+    /// Expected hours without capacity after interruptions.
+    pub gap_hours: f64,
     /// Expected number of interruptions.
     pub interruptions: f64,
     /// Whether the expected time is beyond any practical horizon.
@@ -72,31 +109,29 @@ pub struct Expectation {
 }
 
 impl Expectation {
-    /// Expected wall-clock hours: queue plus running.
+    /// Expected wall-clock hours: queue, running and gaps.
     pub fn wall_hours(&self) -> f64 {
-        self.queue_hours + self.running_hours
+        self.queue_hours + self.running_hours + self.gap_hours
     }
 }
 
-/// Expected hours to push `work` hours through interruptions, and the expected interruptions.
-fn run_with_interruptions(work: f64, lambda: f64, checkpoint: Option<&Checkpoint>) -> (f64, f64) {
+/// Expected running hours and failures to push `work` hours through interruptions.
+fn run_with_interruptions(work: f64, inputs: &TimeInputs) -> (f64, f64) {
+    let lambda = inputs.interruptions_per_hour;
     if lambda <= 0.0 || work <= 0.0 {
         return (work, 0.0);
     }
-    let (interval, restart) = match checkpoint {
-        Some(c) if c.interval_hours < work => (c.interval_hours, c.restart_overhead_hours),
-        Some(c) => (work, c.restart_overhead_hours),
-        None => (work, 0.0),
-    };
-    let segment = |x: f64| {
-        let failures = libm::expm1(lambda * x);
-        (failures * (1.0 / lambda + restart), failures)
-    };
+    let restart = inputs.restart_hours();
+    let grow = libm::exp(lambda * restart);
+    if inputs.saves_on_notice && inputs.checkpoint.is_some() {
+        return (work * grow, lambda * work * grow);
+    }
+    let interval = inputs.interval_hours().unwrap_or(work).min(work).max(1e-9);
+    let failures = |x: f64| grow * libm::expm1(lambda * x);
     let full = libm::floor(work / interval);
     let rest = work - full * interval;
-    let (t_full, f_full) = segment(interval);
-    let (t_rest, f_rest) = segment(rest);
-    (full * t_full + t_rest, full * f_full + f_rest)
+    let f = full * failures(interval) + failures(rest);
+    (f / lambda, f)
 }
 
 /// The closed-form expectation, integrating over the log-normal slowdown numerically
@@ -108,11 +143,7 @@ pub fn expect(inputs: &TimeInputs) -> Expectation {
     let (mean_running, mean_interruptions) = if lambda <= 0.0 {
         (inputs.run_hours * inputs.slowdown.mean(), 0.0)
     } else if sigma == 0.0 {
-        run_with_interruptions(
-            inputs.run_hours * inputs.slowdown.median,
-            lambda,
-            inputs.checkpoint.as_ref(),
-        )
+        run_with_interruptions(inputs.run_hours * inputs.slowdown.median, inputs)
     } else {
         // The integrand is smooth and Gaussian-weighted: the trapezoid rule converges fast.
         const STEPS: usize = 168;
@@ -123,7 +154,7 @@ pub fn expect(inputs: &TimeInputs) -> Expectation {
             let z = lo + dz * i as f64;
             let weight = if i == 0 || i == STEPS { 0.5 } else { 1.0 } * libm::exp(-z * z / 2.0);
             let work = inputs.run_hours * inputs.slowdown.median * libm::exp(sigma * z);
-            let (ti, fi) = run_with_interruptions(work, lambda, inputs.checkpoint.as_ref());
+            let (ti, fi) = run_with_interruptions(work, inputs);
             t += weight * ti;
             f += weight * fi;
         }
@@ -134,11 +165,17 @@ pub fn expect(inputs: &TimeInputs) -> Expectation {
     let queue = inputs.queue_mean_hours * if inputs.queue_every_run { runs } else { 1.0 };
     let clean = runs * inputs.run_hours * inputs.slowdown.mean();
     let never_finishes = !running.is_finite() || running > NEVER_HOURS;
+    let interruptions = runs * mean_interruptions;
     Expectation {
         running_hours: if never_finishes {
             f64::INFINITY
         } else {
             running
+        },
+        gap_hours: if never_finishes {
+            f64::INFINITY
+        } else {
+            interruptions * inputs.gap_mean_hours
         },
         queue_hours: queue,
         rework_hours: if never_finishes {
@@ -146,7 +183,7 @@ pub fn expect(inputs: &TimeInputs) -> Expectation {
         } else {
             (running - clean).max(0.0)
         },
-        interruptions: runs * mean_interruptions,
+        interruptions,
         never_finishes,
     }
 }
@@ -200,54 +237,65 @@ impl Draws {
     }
 }
 
-/// The simulated distribution for one offer.
-#[derive(Debug, Clone, PartialEq)]
+/// The simulated distribution for one offer (one value per trial).
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct Simulation {
-    /// Wall-clock hours per trial (queue + running), all runs.
+    /// Wall-clock hours per trial (queue, running, gaps), all runs.
     pub wall_hours: Vec<f64>,
-    /// Running hours per trial, all runs.
+    /// Hours billed on the offer per trial (running, rework and restarts), all runs.
     pub running_hours: Vec<f64>,
+    /// Hours billed on a fallback offer per trial (0 unless a policy moved the job).
+    pub fallback_hours: Vec<f64>,
+    /// Interruptions met per trial.
+    pub interruptions: Vec<u32>,
+    /// Trials that moved to the fallback.
+    pub switched: usize,
     /// Trials that hit the practical horizon.
     pub unfinished: usize,
 }
 
 impl Simulation {
-    /// The trials at the median and the 90th percentile of wall-clock time, each as
-    /// (wall hours, running hours).
-    pub fn p50_p90(&self) -> ((f64, f64), (f64, f64)) {
-        let n = self.wall_hours.len();
-        if n == 0 {
-            return ((0.0, 0.0), (0.0, 0.0));
-        }
-        let rank = |q: f64| (libm::ceil(q * n as f64) as usize).clamp(1, n) - 1;
-        let (k50, k90) = (rank(0.5), rank(0.9));
-        let mut order: Vec<u32> = (0..n as u32).collect();
-        let by_wall = |a: &u32, b: &u32| {
-            self.wall_hours[*a as usize].total_cmp(&self.wall_hours[*b as usize])
-        };
-        order.select_nth_unstable_by(k90, by_wall);
-        let i90 = order[k90] as usize;
-        order[..k90.max(1)].select_nth_unstable_by(k50.min(k90.max(1) - 1), by_wall);
-        let i50 = if k50 == k90 { i90 } else { order[k50] as usize };
-        (
-            (self.wall_hours[i50], self.running_hours[i50]),
-            (self.wall_hours[i90], self.running_hours[i90]),
-        )
+    /// Adds one job's outcome, scaled by `scale` (runs represented per run simulated).
+    pub fn push(&mut self, o: &crate::plan::job::Outcome, scale: f64) {
+        self.wall_hours.push(o.wall * scale);
+        self.running_hours.push(o.billed * scale);
+        self.fallback_hours.push(o.fallback * scale);
+        self.interruptions.push(o.preemptions);
+        self.switched += usize::from(o.switched);
+        self.unfinished += usize::from(!o.finished);
     }
 
-    /// The trial at quantile `q` of wall-clock time: (wall hours, running hours).
-    pub fn at_quantile(&self, q: f64) -> (f64, f64) {
+    /// Trial indexes sorted by wall-clock time.
+    pub fn order(&self) -> Vec<usize> {
+        let mut order: Vec<usize> = (0..self.wall_hours.len()).collect();
+        order.sort_by(|&a, &b| self.wall_hours[a].total_cmp(&self.wall_hours[b]));
+        order
+    }
+
+    /// The index of the trial at quantile `q` of wall-clock time (nearest rank).
+    pub fn index_at(&self, q: f64) -> Option<usize> {
         let n = self.wall_hours.len();
         if n == 0 {
-            return (0.0, 0.0);
+            return None;
         }
         let mut order: Vec<usize> = (0..n).collect();
         let k = (libm::ceil(q * n as f64) as usize).clamp(1, n) - 1;
         order.select_nth_unstable_by(k, |&a, &b| {
             self.wall_hours[a].total_cmp(&self.wall_hours[b])
         });
-        let i = order[k];
-        (self.wall_hours[i], self.running_hours[i])
+        Some(order[k])
+    }
+
+    /// The trials at the median and the 90th percentile of wall-clock time, each as
+    /// (wall hours, running hours).
+    pub fn p50_p90(&self) -> ((f64, f64), (f64, f64)) {
+        (self.at_quantile(0.5), self.at_quantile(0.9))
+    }
+
+    /// The trial at quantile `q` of wall-clock time: (wall hours, running hours).
+    pub fn at_quantile(&self, q: f64) -> (f64, f64) {
+        self.index_at(q)
+            .map_or((0.0, 0.0), |i| (self.wall_hours[i], self.running_hours[i]))
     }
 
     /// Share of trials whose wall-clock time exceeds `hours`.
@@ -257,93 +305,91 @@ impl Simulation {
         }
         self.wall_hours.iter().filter(|&&w| w > hours).count() as f64 / self.wall_hours.len() as f64
     }
+
+    /// Mean of a per-trial series.
+    pub fn mean(values: &[f64]) -> f64 {
+        if values.is_empty() {
+            0.0
+        } else {
+            values.iter().sum::<f64>() / values.len() as f64
+        }
+    }
 }
 
-/// Simulates the task on one offer; `label` separates this offer's interruption stream.
+/// What a policy moves to, for the Monte Carlo: the fallback's hours per whole run and its mean
+/// queue (each trial draws its own queue from it).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct FallbackPlan {
+    /// Hours the fallback needs for one whole run.
+    pub run_hours: f64,
+    /// Its mean queue before a start, hours.
+    pub queue_mean_hours: f64,
+}
+
+/// Simulates the task on one offer with no policy; `label` separates this offer's draws.
 pub fn simulate(inputs: &TimeInputs, draws: &Draws, seed: u64, label: &str) -> Simulation {
-    let mut stream = Stream::new(seed, label);
+    simulate_policy(inputs, draws, seed, label, Rule::Stay, None)
+}
+
+/// Simulates the task on one offer under a policy `rule` that may move it to `fallback`.
+///
+/// Each trial has a stream of its own (from the seed, the label and the trial number), so the
+/// policies of one offer meet the same preemptions until they part ways. More runs than
+/// [`MAX_SIMULATED_RUNS`] are represented by scaling the simulated ones (the deadline scaled
+/// down to match).
+pub fn simulate_policy(
+    inputs: &TimeInputs,
+    draws: &Draws,
+    seed: u64,
+    label: &str,
+    rule: Rule,
+    fallback: Option<&FallbackPlan>,
+) -> Simulation {
     let factors = draws.factors(inputs.slowdown.sigma());
     let scale = f64::from(inputs.runs) / draws.runs as f64;
-    let lambda = inputs.interruptions_per_hour;
-    let mut wall_hours = Vec::with_capacity(draws.trials);
-    let mut running_hours = Vec::with_capacity(draws.trials);
-    let mut unfinished = 0;
-    for trial in 0..draws.trials {
-        let (mut wall, mut running) = (0.0, 0.0);
-        let mut done = true;
-        for run in 0..draws.runs {
-            let i = trial * draws.runs + run;
-            let queue = if inputs.queue_every_run || run == 0 {
-                inputs.queue_mean_hours * draws.waits[i]
-            } else {
-                0.0
-            };
-            let work = inputs.run_hours * inputs.slowdown.median * factors[i];
-            let t = if lambda > 0.0 {
-                match simulate_interruptions(work, lambda, inputs.checkpoint.as_ref(), &mut stream)
-                {
-                    Some(t) => t,
-                    None => {
-                        done = false;
-                        NEVER_HOURS
-                    }
-                }
-            } else {
-                work
-            };
-            wall += queue + t;
-            running += t;
-        }
-        if !done {
-            unfinished += 1;
-        }
-        wall_hours.push(wall * scale);
-        running_hours.push(running * scale);
-    }
-    Simulation {
-        wall_hours,
-        running_hours,
-        unfinished,
-    }
-}
-
-/// One run through Poisson interruptions; `None` when it passes the practical horizon.
-///
-/// Jumps from failure to failure (the process is memoryless): after a failure at work position
-/// x, work resumes from the last checkpoint, the multiple of the interval at or below x, after
-/// the restart overhead. Costs one random draw per failure plus one, not one per segment.
-fn simulate_interruptions(
-    work: f64,
-    lambda: f64,
-    checkpoint: Option<&Checkpoint>,
-    stream: &mut Stream,
-) -> Option<f64> {
-    let (interval, restart) = match checkpoint {
-        Some(c) if c.interval_hours < work => {
-            (c.interval_hours.max(1e-9), c.restart_overhead_hours)
-        }
-        Some(c) => (work.max(1e-9), c.restart_overhead_hours),
-        None => (work.max(1e-9), 0.0),
+    let rule = match rule {
+        Rule::Deadline(d) => Rule::Deadline(d / scale),
+        other => other,
     };
-    let mut saved = 0.0;
-    let mut elapsed = 0.0;
-    loop {
-        let until_failure = stream.exponential() / lambda;
-        if saved + until_failure >= work {
-            return Some(elapsed + work - saved);
+    let mut sim = Simulation::default();
+    let mut works = vec![0.0; draws.runs];
+    for trial in 0..draws.trials {
+        let first = trial * draws.runs;
+        for (run, w) in works.iter_mut().enumerate() {
+            *w = inputs.run_hours * inputs.slowdown.median * factors[first + run];
         }
-        let reached = saved + until_failure;
-        saved = libm::floor(reached / interval) * interval;
-        elapsed += until_failure + restart;
-        if elapsed > NEVER_HOURS {
-            return None;
-        }
+        let mut stream = Stream::for_trial(seed, label, trial as u64);
+        let fallback_queue = stream.exponential();
+        let fallback = fallback.map(|f| Fallback {
+            run_hours: f.run_hours,
+            queue_mean_hours: f.queue_mean_hours,
+            queue_hours: f.queue_mean_hours * fallback_queue,
+        });
+        let mut capacity = Poisson::new(
+            inputs.interruptions_per_hour,
+            inputs.gap_mean_hours,
+            inputs.queue_mean_hours,
+            inputs.start_available,
+            &draws.waits[first..first + draws.runs],
+            stream,
+        );
+        let job = Job {
+            works: &works,
+            interval: inputs.interval_hours(),
+            restart: inputs.restart_hours(),
+            saves_on_notice: inputs.saves_on_notice,
+            wait_every_run: inputs.queue_every_run,
+        };
+        let outcome = run_job(&job, &mut capacity, rule, fallback.as_ref());
+        sim.push(&outcome, scale);
     }
+    sim
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::offers::interruption::hourly_rate;
     use crate::offers::tenancy::SlowdownSource;
 
     fn slowdown(median: f64, p99: f64) -> Slowdown {
@@ -354,15 +400,21 @@ mod tests {
         }
     }
 
-    fn inputs(run_hours: f64, p_month: f64, checkpoint: Option<Checkpoint>) -> TimeInputs {
+    fn checkpoint(interval_hours: f64, restart_overhead_hours: f64) -> Option<Checkpoint> {
+        Some(Checkpoint {
+            interval_hours,
+            restart_overhead_hours,
+            save_minutes: None,
+        })
+    }
+
+    fn inputs(run_hours: f64, rate: f64, checkpoint: Option<Checkpoint>) -> TimeInputs {
         TimeInputs {
-            run_hours,
-            runs: 2,
-            slowdown: slowdown(1.15, 1.7),
-            interruptions_per_hour: hourly_rate(p_month),
+            interruptions_per_hour: rate,
             checkpoint,
             queue_mean_hours: 0.5,
             queue_every_run: true,
+            ..TimeInputs::plain(run_hours, 2, slowdown(1.15, 1.7))
         }
     }
 
@@ -370,93 +422,119 @@ mod tests {
     fn closed_form_matches_hand_arithmetic() {
         // No spread, no interruptions: 3 runs x 2 h x 1.5 = 9 h running, 3 x 0.25 h queue.
         let plain = TimeInputs {
-            run_hours: 2.0,
-            runs: 3,
-            slowdown: slowdown(1.5, 1.5),
-            interruptions_per_hour: 0.0,
-            checkpoint: None,
             queue_mean_hours: 0.25,
             queue_every_run: true,
+            ..TimeInputs::plain(2.0, 3, slowdown(1.5, 1.5))
         };
         let e = expect(&plain);
         assert_eq!(
             (e.running_hours, e.queue_hours, e.rework_hours),
             (9.0, 0.75, 0.0)
         );
-        // λ = 0.1/h, 10 h unchecked: (e^1 - 1) / 0.1 = 17.1828 h.
+        // λ = 0.1/h, 10 h unchecked: (e^1 - 1) / 0.1 = 17.1828 h, 1.71828 failures.
         let spot = TimeInputs {
-            run_hours: 10.0,
-            runs: 1,
-            slowdown: slowdown(1.0, 1.0),
             interruptions_per_hour: 0.1,
-            queue_mean_hours: 0.0,
-            ..plain
+            ..TimeInputs::plain(10.0, 1, slowdown(1.0, 1.0))
         };
         let e = expect(&spot);
-        assert!(
-            (e.running_hours - 17.182_818_284_590_45).abs() < 1e-9,
-            "{}",
-            e.running_hours
-        );
+        assert!((e.running_hours - 17.182_818_284_590_45).abs() < 1e-9);
         assert!((e.interruptions - 1.718_281_828_459_045).abs() < 1e-12);
+        // With a 2 h gap after each: 1.71828 x 2 more hours of wall clock, no more running.
+        let gapped = expect(&TimeInputs {
+            gap_mean_hours: 2.0,
+            ..spot
+        });
+        assert!((gapped.wall_hours() - e.wall_hours() - 2.0 * 1.718_281_828_459_045).abs() < 1e-9);
+        // Hourly checkpoints and 0.1 h restarts, λ = 0.5: per segment e^{0.05} (e^{0.5} - 1)
+        // failures, running = failures / λ; ten segments.
+        let checked = expect(&TimeInputs {
+            interruptions_per_hour: 0.5,
+            checkpoint: checkpoint(1.0, 0.1),
+            ..spot
+        });
+        let f = libm::exp(0.05) * libm::expm1(0.5);
+        assert!((checked.interruptions - 10.0 * f).abs() < 1e-9);
+        assert!((checked.running_hours - 10.0 * f / 0.5).abs() < 1e-9);
+        // A notice long enough to save: 10 e^{0.05} h running, 0.5 x 10 e^{0.05} failures.
+        let saved = expect(&TimeInputs {
+            interruptions_per_hour: 0.5,
+            checkpoint: checkpoint(1.0, 0.1),
+            saves_on_notice: true,
+            ..spot
+        });
+        assert!((saved.running_hours - 10.0 * libm::exp(0.05)).abs() < 1e-9);
+        assert!((saved.interruptions - 5.0 * libm::exp(0.05)).abs() < 1e-9);
     }
 
     #[test]
     fn monte_carlo_agrees_with_the_closed_form() {
-        let checkpoint = Some(Checkpoint {
-            interval_hours: 1.0,
-            restart_overhead_hours: 0.1,
-        });
+        let gapped = |mut i: TimeInputs, gap: f64, saves: bool| {
+            i.gap_mean_hours = gap;
+            i.saves_on_notice = saves;
+            i
+        };
         for case in [
             inputs(6.0, 0.0, None),
-            inputs(20.0, 0.3, checkpoint),
-            inputs(30.0, 0.3, None),
-            inputs(2.0, 0.125, None),
+            inputs(20.0, hourly_rate(0.3), checkpoint(1.0, 0.1)),
+            inputs(30.0, hourly_rate(0.3), None),
+            inputs(2.0, hourly_rate(0.125), None),
+            // The rates public traces measure, with gaps and notice.
+            gapped(inputs(10.0, 0.433, checkpoint(1.0, 0.1)), 1.83, false),
+            gapped(inputs(10.0, 0.735, checkpoint(0.5, 0.2)), 2.9, true),
+            gapped(inputs(3.0, 4.0, checkpoint(0.1, 0.02)), 0.1, false),
+            TimeInputs {
+                start_available: 0.3,
+                ..gapped(inputs(5.0, 0.3, checkpoint(1.0, 0.1)), 0.8, false)
+            },
         ] {
             let draws = Draws::new(11, 20_000, case.runs);
             let sim = simulate(&case, &draws, 11, "case");
-            let mc: f64 = sim.wall_hours.iter().sum::<f64>() / sim.wall_hours.len() as f64;
-            let cf = expect(&case).wall_hours();
+            let e = expect(&case);
+            let mc = Simulation::mean(&sim.wall_hours);
+            let mc_running = Simulation::mean(&sim.running_hours);
+            let mc_failures =
+                sim.interruptions.iter().map(|&n| f64::from(n)).sum::<f64>() / 20_000.0;
             assert!(
-                (mc / cf - 1.0).abs() < 0.02,
-                "Monte Carlo {mc} vs closed form {cf} for {case:?}"
+                (mc / e.wall_hours() - 1.0).abs() < 0.02,
+                "wall: Monte Carlo {mc} vs closed form {} for {case:?}",
+                e.wall_hours()
+            );
+            assert!(
+                (mc_running / e.running_hours - 1.0).abs() < 0.02,
+                "running: Monte Carlo {mc_running} vs closed form {} for {case:?}",
+                e.running_hours
+            );
+            assert!(
+                (mc_failures - e.interruptions).abs() < 0.03 * e.interruptions.max(1.0),
+                "failures: Monte Carlo {mc_failures} vs closed form {} for {case:?}",
+                e.interruptions
             );
         }
     }
 
     #[test]
     fn unchecked_long_spot_jobs_blow_up() {
-        // 2000 h without checkpoints at 30 %/month: e^{λT} with λT ≈ 0.98 per 2000 h... scale up.
+        let p = hourly_rate(0.3);
         let mild = expect(&TimeInputs {
-            run_hours: 100.0,
             runs: 1,
-            ..inputs(100.0, 0.3, None)
+            ..inputs(100.0, p, None)
         });
         let long = expect(&TimeInputs {
-            run_hours: 20_000.0,
             runs: 1,
-            ..inputs(20_000.0, 0.3, None)
+            ..inputs(20_000.0, p, None)
         });
         assert!(mild.rework_hours < 0.1 * mild.running_hours);
         assert!(long.never_finishes);
         let checked = expect(&TimeInputs {
-            run_hours: 20_000.0,
             runs: 1,
-            ..inputs(
-                20_000.0,
-                0.3,
-                Some(Checkpoint {
-                    interval_hours: 1.0,
-                    restart_overhead_hours: 0.1,
-                }),
-            )
+            ..inputs(20_000.0, p, checkpoint(1.0, 0.1))
         });
         assert!(!checked.never_finishes && checked.running_hours < 30_000.0);
     }
 
     #[test]
     fn same_seed_same_distribution() {
-        let case = inputs(5.0, 0.3, None);
+        let case = inputs(5.0, hourly_rate(0.3), None);
         let a = simulate(&case, &Draws::new(3, 1000, 2), 3, "x");
         let b = simulate(&case, &Draws::new(3, 1000, 2), 3, "x");
         assert_eq!(a, b);

@@ -15,10 +15,11 @@ use crate::offers::billing::BillingMode;
 use crate::offers::catalog::Catalog;
 use crate::offers::import::{OnClash, merge};
 use crate::offers::offer::{Offer, RegionClass};
+use crate::offers::trace::{AttachedTrace, Trace, TraceError};
 use crate::offers::validate::{MAX_OFFER_PRICE, validate_offer};
 use crate::plan::context::Context;
 use crate::plan::settings::{PlanError, PlanSettings};
-use crate::plan::{PlanResult, plan};
+use crate::plan::{PlanResult, plan_with_traces};
 use crate::task::document::{TaskError, TaskProfile};
 
 /// The scenario format this build writes and the newest it reads.
@@ -125,6 +126,9 @@ pub struct Scenario {
     /// Figures measured by probe profiles, replacing assumptions of the matching offers.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub measured: Vec<crate::profile::evidence::MeasuredFactors>,
+    /// Preemption traces attached to offers: their risk comes from the traces.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub traces: Vec<AttachedTrace>,
 }
 
 /// Why a scenario (or share link) could not be read.
@@ -158,6 +162,14 @@ pub enum ScenarioError {
         /// The field at fault and why.
         error: FieldError,
     },
+    /// A trace in the scenario is damaged.
+    #[error("the scenario is invalid: the trace of {offer}: {error}")]
+    Trace {
+        /// The offer it is attached to.
+        offer: String,
+        /// What is wrong.
+        error: TraceError,
+    },
     /// A price the user edited is out of range.
     #[error("the scenario is invalid: the edited price of {id} must be between 0 and 100000000")]
     EditedPrice {
@@ -177,7 +189,22 @@ impl Scenario {
             edits: CatalogEdits::default(),
             filter: OfferFilter::default(),
             measured: Vec::new(),
+            traces: Vec::new(),
         }
+    }
+
+    /// Attaches `trace` to the offer `offer_id`, replacing the one it had.
+    pub fn attach_trace(&mut self, offer_id: &str, trace: Trace) {
+        self.traces.retain(|t| t.offer_id != offer_id);
+        self.traces.push(AttachedTrace {
+            offer_id: offer_id.to_owned(),
+            trace,
+        });
+    }
+
+    /// Removes the trace attached to `offer_id`.
+    pub fn detach_trace(&mut self, offer_id: &str) {
+        self.traces.retain(|t| t.offer_id != offer_id);
     }
 
     /// Shows money in `to`: the task's typed amounts (value of time, deadline penalty, budget) are
@@ -229,7 +256,12 @@ impl Scenario {
 
     /// Prices the scenario against a base catalog.
     pub fn plan(&self, base: &Catalog) -> Result<PlanResult, PlanError> {
-        plan(&self.task, &self.catalog(base), &self.settings)
+        plan_with_traces(
+            &self.task,
+            &self.catalog(base),
+            &self.traces,
+            &self.settings,
+        )
     }
 
     /// Checks versions and ranges of everything inside.
@@ -245,6 +277,12 @@ impl Scenario {
         for o in &self.edits.added {
             validate_offer(o).map_err(|error| ScenarioError::AddedOffer {
                 id: o.id.clone(),
+                error,
+            })?;
+        }
+        for t in &self.traces {
+            t.trace.validate().map_err(|error| ScenarioError::Trace {
+                offer: t.offer_id.clone(),
                 error,
             })?;
         }

@@ -10,6 +10,7 @@ use thiserror::Error;
 
 use crate::numbers::money::Currency;
 use crate::numbers::problem::{FieldError, JsonProblem, Problem};
+use crate::task::policy::{MAX_FALLBACK_AFTER, Policy};
 
 /// The task format this build writes and the newest it reads.
 pub const TASK_FORMAT_VERSION: u32 = 1;
@@ -125,6 +126,19 @@ pub struct Checkpoint {
     pub interval_hours: f64,
     /// Hours lost to each restart (re-provision, reload, warm-up).
     pub restart_overhead_hours: f64,
+    /// Minutes it takes to write a checkpoint; a preemption notice at least this long saves the
+    /// work done since the last one. Absent: taken as long as a restart (writing and reloading
+    /// move the same state), an assumption.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub save_minutes: Option<f64>,
+}
+
+impl Checkpoint {
+    /// Hours to write a checkpoint (the restart overhead when not given).
+    pub fn save_hours(&self) -> f64 {
+        self.save_minutes
+            .map_or(self.restart_overhead_hours, |m| m / 60.0)
+    }
 }
 
 /// A latency target for an inference service.
@@ -205,6 +219,9 @@ pub struct TaskProfile {
     /// Whether the job tolerates interruptions at all (false excludes spot).
     #[serde(default = "yes")]
     pub interruptible: bool,
+    /// The policy for interruptible offers; absent: the one with the lowest expected total.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub spot_policy: Option<Policy>,
     /// Longest acceptable expected wait before the job starts, hours (absent: any).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub max_queue_hours: Option<f64>,
@@ -287,9 +304,11 @@ impl TaskProfile {
         let restart = self
             .checkpoint
             .map_or(DEFAULT_RESTART_HOURS, |c| c.restart_overhead_hours);
+        let save_minutes = self.checkpoint.and_then(|c| c.save_minutes);
         self.checkpoint = hours.filter(|h| *h > 0.0).map(|interval_hours| Checkpoint {
             interval_hours,
             restart_overhead_hours: restart,
+            save_minutes,
         });
     }
 
@@ -395,6 +414,20 @@ impl TaskProfile {
                 0.0,
                 10_000.0,
             )?;
+            if let Some(m) = c.save_minutes {
+                check("checkpoint.save_minutes", m, 0.0, 600_000.0)?;
+            }
+        }
+        if let Some(Policy::FallbackAfter { preemptions }) = self.spot_policy
+            && !(1..=MAX_FALLBACK_AFTER).contains(&preemptions)
+        {
+            return Err(TaskError::Field(FieldError::new(
+                "spot_policy.preemptions",
+                Problem::OutOfRange {
+                    min: 1.0,
+                    max: f64::from(MAX_FALLBACK_AFTER),
+                },
+            )));
         }
         if let Some(q) = self.max_queue_hours {
             check("max_queue_hours", q, 0.0, 1_000_000.0)?;

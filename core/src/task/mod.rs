@@ -2,10 +2,12 @@
 //! data sensitivity, interruptions, money) and the ready-made presets of the reference article.
 
 pub mod document;
+pub mod policy;
 pub mod presets;
 
 pub use document::{
     Bound, Checkpoint, LatencyTarget, Prototype, Sensitivity, Service, TASK_FORMAT_VERSION,
     TaskError, TaskKind, TaskProfile, parse_task,
 };
+pub use policy::Policy;
 pub use presets::{PRESET_IDS, preset};

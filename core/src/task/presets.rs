@@ -50,6 +50,7 @@ fn base(
         latency: None,
         checkpoint: None,
         interruptible: true,
+        spot_policy: None,
         max_queue_hours: None,
         value_of_time_per_hour: Decimal::from(30),
         budget: None,
@@ -109,6 +110,7 @@ pub fn preset(id: &str) -> Option<TaskProfile> {
             checkpoint: Some(Checkpoint {
                 interval_hours: 0.25,
                 restart_overhead_hours: 0.05,
+                save_minutes: None,
             }),
             ..base(
                 "Stable Diffusion LoRA training",
@@ -123,6 +125,7 @@ pub fn preset(id: &str) -> Option<TaskProfile> {
             checkpoint: Some(Checkpoint {
                 interval_hours: 0.5,
                 restart_overhead_hours: 0.1,
+                save_minutes: None,
             }),
             prototype: Some(Prototype { hours: 8.0 }),
             storage_gb: 60.0,
@@ -142,6 +145,7 @@ pub fn preset(id: &str) -> Option<TaskProfile> {
             checkpoint: Some(Checkpoint {
                 interval_hours: 1.0,
                 restart_overhead_hours: 0.25,
+                save_minutes: None,
             }),
             sensitivity: Sensitivity::Internal,
             value_of_time_per_hour: Decimal::from(200),
@@ -186,6 +190,7 @@ pub fn preset(id: &str) -> Option<TaskProfile> {
             checkpoint: Some(Checkpoint {
                 interval_hours: 0.1,
                 restart_overhead_hours: 0.02,
+                save_minutes: None,
             }),
             storage_gb: 300.0,
             egress_gb: 150.0,
@@ -201,6 +206,7 @@ pub fn preset(id: &str) -> Option<TaskProfile> {
             checkpoint: Some(Checkpoint {
                 interval_hours: 0.25,
                 restart_overhead_hours: 0.05,
+                save_minutes: None,
             }),
             value_of_time_per_hour: Decimal::from(15),
             storage_gb: 500.0,

@@ -5,6 +5,7 @@
 use gpufare_core::numbers::problem::{FieldError, JsonFault, JsonProblem, Problem};
 use gpufare_core::offers::catalog::{CatalogError, CsvProblem};
 use gpufare_core::offers::skypilot::SkipReason;
+use gpufare_core::offers::trace::TraceError;
 use gpufare_core::plan::settings::PlanError;
 use gpufare_core::profile::document::{Foreign, ProfileError};
 use gpufare_core::scenario::document::ScenarioError;
@@ -65,6 +66,9 @@ pub fn problem(lang: Lang, p: &Problem) -> String {
         Problem::ReservedTerm => "预留实例需要 1 到 120 个月的期限".to_owned(),
         Problem::MeteredGranularity => "按量或竞价方案需要按秒、按分钟或按小时计费".to_owned(),
         Problem::DedicatedWhole => "独享方案必须租用整卡（份额为 1）".to_owned(),
+        Problem::OneRateForm => "中断频率只能用一种形式填写：每小时、平均间隔或每月".to_owned(),
+        Problem::RangeOrder => "范围必须包含中断频率：下限 ≤ 频率 ≤ 上限".to_owned(),
+        Problem::FallbackNotFound { id } => format!("“{id}”不是目录中不可中断的方案"),
     }
 }
 
@@ -253,6 +257,44 @@ pub fn scenario_error(lang: Lang, err: &ScenarioError) -> String {
             format!("the edited price of {id} is out of range")
         }
         (Lang::Zh, ScenarioError::EditedPrice { id }) => format!("方案 {id} 修改后的价格超出范围"),
+        (Lang::En, ScenarioError::Trace { offer, error }) => {
+            format!("the trace of {offer}: {}", trace_error(lang, error))
+        }
+        (Lang::Zh, ScenarioError::Trace { offer, error }) => {
+            format!("方案 {offer} 的轨迹：{}", trace_error(lang, error))
+        }
+    }
+}
+
+/// Words why a preemption trace could not be read.
+pub fn trace_error(lang: Lang, err: &TraceError) -> String {
+    if lang == Lang::En {
+        return err.to_string();
+    }
+    match err {
+        TraceError::TooLarge { bytes, max } => {
+            format!("文件有 {bytes} 字节，轨迹文件最多读取 {max} 字节")
+        }
+        TraceError::Json(p) => format!("不是轨迹文件：{}", json_problem(lang, p)),
+        TraceError::Empty => "轨迹中没有任何采样".to_owned(),
+        TraceError::TooManyTicks { max } => format!("轨迹的采样超过 {max} 个"),
+        TraceError::BadTick { value } => {
+            format!("gap_seconds 必须大于 0 且不超过 86400，而不是 {value}")
+        }
+        TraceError::BadCount { at, value } => {
+            let at = match at.strip_prefix("line ") {
+                Some(n) => format!("第 {n} 行"),
+                None => at.clone(),
+            };
+            format!("{at}：{value} 不是实例数（应为从 0 起的整数）")
+        }
+        TraceError::BadTimestamp { line, value } => format!(
+            "第 {line} 行：“{value}”不是时间戳（应为秒数，或 RFC 3339 格式，如 2023-04-22T10:00:00Z）"
+        ),
+        TraceError::NotIncreasing { line } => format!("第 {line} 行：时间戳必须递增"),
+        TraceError::BadRow { line } => format!("第 {line} 行：应有两列，时间戳和实例数"),
+        TraceError::TooLong { max } => format!("轨迹覆盖的时间超过 {max} 小时"),
+        TraceError::NeverRunning => "轨迹中从未有实例运行（所有计数都是 0）".to_owned(),
     }
 }
 

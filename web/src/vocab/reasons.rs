@@ -123,6 +123,34 @@ fn chinese(r: &Reason) -> String {
             )
         }
         RuleId::HybridPhases => "先在共享算力上按量做原型，再在独享显卡上完成正式工作".to_owned(),
+        RuleId::RiskFromTrace => format!(
+            "中断数据来自所附轨迹 {}：{} 小时内被抢占 {} 次，每运行小时 {} 次",
+            p("trace"),
+            p("hours"),
+            p("preemptions"),
+            p("per_running_hour")
+        ),
+        RuleId::SpotPolicy => format!(
+            "策略 {}：{}；预期总成本 {}（一直留在可中断方案上为 {}，节省 {}）",
+            p("policy"),
+            policy_words(&p("policy"), &p("fallback")),
+            p("total"),
+            p("spot_only_total"),
+            p("saving")
+        ),
+    }
+}
+
+/// A policy for interruptible capacity, in Chinese, from its id and the fallback offer.
+pub fn policy_words(id: &str, fallback: &str) -> String {
+    match id {
+        "spot_only" => "始终留在可中断方案上".to_owned(),
+        "deadline_aware" => format!("截止时间余量够用时留在可中断方案上，不够时改用 {fallback}"),
+        "on_demand_only" => format!("全部在 {fallback} 上运行"),
+        other => match other.strip_prefix("fallback_after_") {
+            Some(n) => format!("被抢占 {n} 次后改用 {fallback}"),
+            None => other.to_owned(),
+        },
     }
 }
 

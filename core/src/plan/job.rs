@@ -1,0 +1,455 @@
+//! One job through lost capacity, event by event: the state machine shared by the Monte Carlo
+//! (capacity lost at random, at the model's rates) and the trace replay (capacity lost where a
+//! measured trace says). Sharing it means the two differ only in *when* capacity goes and comes
+//! back, never in how a job reacts.
+//!
+//! The rules, for each run of the job in turn:
+//!
+//! - the run waits for an instance (a queue, or the rest of a gap in a trace);
+//! - work accrues only while an instance runs;
+//! - a preemption loses the work since the last checkpoint (checkpoints sit at multiples of the
+//!   interval, counted in work), unless the notice is long enough to write one, in which case
+//!   nothing is lost;
+//! - after a preemption the job waits out the gap without an instance (wall-clock time, no rent),
+//!   then pays the restart overhead (billed, no progress; a preemption can strike during it);
+//! - a policy may move the rest of the job to an uninterruptible offer: after N preemptions, or
+//!   when the slack before a deadline no longer covers the remaining work there plus a restart
+//!   (checked at the start, at every preemption and through every gap). The fallback starts from
+//!   the last saved checkpoint, after its own queue and the restart overhead.
+
+use crate::numbers::rng::Stream;
+
+/// Beyond this many hours a job is taken never to finish.
+pub const NEVER_HOURS: f64 = 10_000_000.0;
+
+/// Beyond this many preemptions a job is taken never to finish.
+pub const MAX_PREEMPTIONS: u32 = 1_000_000;
+
+/// Beyond this many passes over a trace a job is taken never to finish.
+pub const MAX_CYCLES: u64 = 100;
+
+/// When capacity is lost and comes back.
+pub trait Capacity {
+    /// Hours of running left before the next preemption, from now (infinite when none comes).
+    fn window(&mut self) -> f64;
+    /// Uses `hours` of the current window (at most all of it).
+    fn run(&mut self, hours: f64);
+    /// At a preemption (the window used up): hours without an instance until one runs again.
+    fn gap(&mut self) -> f64;
+    /// Hours until an instance runs, before run `run` of the job starts.
+    fn wait(&mut self, run: usize) -> f64;
+    /// How many times a cyclic capacity (a trace) has wrapped around; 0 for random capacity.
+    fn cycles(&self) -> u64 {
+        0
+    }
+}
+
+/// The job, as the state machine needs it.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Job<'a> {
+    /// Hours of work of each run on the interruptible offer.
+    pub works: &'a [f64],
+    /// Hours of work between checkpoints (none: a preemption loses the whole run).
+    pub interval: Option<f64>,
+    /// Hours of each restart after a preemption (billed, no progress).
+    pub restart: f64,
+    /// Whether the notice before a preemption is long enough to write a checkpoint.
+    pub saves_on_notice: bool,
+    /// Whether every run waits for an instance (metered offers) or only the first.
+    pub wait_every_run: bool,
+}
+
+/// When to move the rest of the job to the uninterruptible offer.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Rule {
+    /// Never.
+    Stay,
+    /// At the N-th preemption.
+    AfterPreemptions(u32),
+    /// When the slack before the deadline (hours from the start) no longer covers the
+    /// remaining work on the fallback plus its queue and a restart.
+    Deadline(f64),
+}
+
+/// The uninterruptible offer a policy moves to.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Fallback {
+    /// Hours the fallback needs for one whole run.
+    pub run_hours: f64,
+    /// Its mean queue before a start, hours (what the deadline rule plans with).
+    pub queue_mean_hours: f64,
+    /// The queue this trial actually meets, hours.
+    pub queue_hours: f64,
+}
+
+/// How one job went.
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub struct Outcome {
+    /// Wall-clock hours from the start to the end of the last run.
+    pub wall: f64,
+    /// Hours billed on the interruptible offer (running, rework and restarts).
+    pub billed: f64,
+    /// Hours billed on the fallback.
+    pub fallback: f64,
+    /// Preemptions met.
+    pub preemptions: u32,
+    /// Whether the job moved to the fallback.
+    pub switched: bool,
+    /// Whether it finished within the practical horizon.
+    pub finished: bool,
+}
+
+/// Work saved after a preemption `reached` hours into a run.
+fn saved_after(reached: f64, job: &Job<'_>) -> f64 {
+    if job.saves_on_notice {
+        reached
+    } else {
+        match job.interval {
+            Some(c) if c > 0.0 => libm::floor(reached / c) * c,
+            _ => 0.0,
+        }
+    }
+}
+
+/// Runs the job on `capacity` under `rule`; `fallback` is needed by every rule but
+/// [`Rule::Stay`] (without one, the job stays).
+pub fn run_job(
+    job: &Job<'_>,
+    capacity: &mut impl Capacity,
+    rule: Rule,
+    fallback: Option<&Fallback>,
+) -> Outcome {
+    let rule = if fallback.is_none() { Rule::Stay } else { rule };
+    let runs = job.works.len();
+    let mut out = Outcome {
+        finished: true,
+        ..Outcome::default()
+    };
+    // Hours the fallback needs from here: the rest of run `k` from `saved`, the later runs, its
+    // queue and (unless nothing has started) a restart.
+    let needed_there = |k: usize, saved: f64, work: f64, started: bool, queue: f64| {
+        let rest = if work > 0.0 {
+            (work - saved) / work
+        } else {
+            0.0
+        };
+        let restart = if started { job.restart } else { 0.0 };
+        fallback.map_or(f64::INFINITY, |f| {
+            queue + restart + (rest + (runs - k - 1) as f64) * f.run_hours
+        })
+    };
+    // Moves the rest to the fallback at `out.wall` and finishes the job.
+    let switch = |out: &mut Outcome, k: usize, saved: f64, work: f64, started: bool| {
+        if let Some(f) = fallback {
+            let billed = needed_there(k, saved, work, started, 0.0);
+            out.fallback = billed;
+            out.wall += f.queue_hours + billed;
+            out.switched = true;
+        }
+    };
+    let mut stuck_mark: Option<(u64, usize, f64)> = None;
+    for (k, &work) in job.works.iter().enumerate() {
+        let started = k > 0 || out.preemptions > 0;
+        if k == 0 || job.wait_every_run {
+            let wait = capacity.wait(k);
+            if let (Rule::Deadline(deadline), Some(f)) = (rule, fallback) {
+                let slack =
+                    deadline - out.wall - needed_there(k, 0.0, work, started, f.queue_mean_hours);
+                if wait > slack {
+                    out.wall += slack.max(0.0);
+                    switch(&mut out, k, 0.0, work, started);
+                    return out;
+                }
+            }
+            out.wall += wait;
+        }
+        let (mut saved, mut restart_left) = (0.0_f64, 0.0_f64);
+        loop {
+            let window = capacity.window();
+            let need = restart_left + (work - saved);
+            if window >= need {
+                capacity.run(need);
+                out.wall += need;
+                out.billed += need;
+                break;
+            }
+            capacity.run(window);
+            out.wall += window;
+            out.billed += window;
+            out.preemptions += 1;
+            if window > restart_left {
+                saved = saved_after(saved + window - restart_left, job).max(saved);
+            }
+            restart_left = job.restart;
+            match (rule, fallback) {
+                (Rule::AfterPreemptions(n), Some(_)) if out.preemptions >= n => {
+                    switch(&mut out, k, saved, work, true);
+                    return out;
+                }
+                (Rule::Deadline(deadline), Some(f)) => {
+                    let slack = deadline
+                        - out.wall
+                        - needed_there(k, saved, work, true, f.queue_mean_hours);
+                    let gap = capacity.gap();
+                    // Wait for spot capacity while the slack lasts, then move.
+                    if gap > slack {
+                        out.wall += slack.clamp(0.0, gap);
+                        switch(&mut out, k, saved, work, true);
+                        return out;
+                    }
+                    out.wall += gap;
+                }
+                _ => out.wall += capacity.gap(),
+            }
+            // A cyclic capacity (a trace): a whole cycle with preemptions and no work saved
+            // means the same states repeat forever. Two wraps apart guarantee a whole cycle.
+            let cycles = capacity.cycles();
+            match stuck_mark {
+                Some((c, run, s)) if cycles >= c + 2 => {
+                    if run == k && s >= saved {
+                        out.finished = false;
+                    }
+                    stuck_mark = Some((cycles, k, saved));
+                }
+                None => stuck_mark = Some((cycles, k, saved)),
+                _ => {}
+            }
+            if out.wall > NEVER_HOURS
+                || out.preemptions >= MAX_PREEMPTIONS
+                || capacity.cycles() > MAX_CYCLES
+            {
+                out.finished = false;
+            }
+            if !out.finished {
+                out.wall = out.wall.max(NEVER_HOURS);
+                return out;
+            }
+        }
+    }
+    out
+}
+
+/// Capacity lost at random: preemptions a Poisson process in running time at `rate` per hour,
+/// exponential gaps with mean `gap_mean`, and start waits from the plan's shared draws (zero with
+/// probability `available`, else exponential with mean `wait_mean / (1 - available)`).
+pub struct Poisson<'a> {
+    rate: f64,
+    gap_mean: f64,
+    wait_mean: f64,
+    available: f64,
+    waits: &'a [f64],
+    stream: Stream,
+    pending: Option<f64>,
+}
+
+impl<'a> Poisson<'a> {
+    /// Random capacity for one trial: `waits` holds one exponential draw per run.
+    pub fn new(
+        rate: f64,
+        gap_mean: f64,
+        wait_mean: f64,
+        available: f64,
+        waits: &'a [f64],
+        stream: Stream,
+    ) -> Poisson<'a> {
+        Poisson {
+            rate,
+            gap_mean,
+            wait_mean,
+            available,
+            waits,
+            stream,
+            pending: None,
+        }
+    }
+}
+
+impl Capacity for Poisson<'_> {
+    fn window(&mut self) -> f64 {
+        if self.rate <= 0.0 {
+            return f64::INFINITY;
+        }
+        let (stream, rate) = (&mut self.stream, self.rate);
+        *self
+            .pending
+            .get_or_insert_with(|| stream.exponential() / rate)
+    }
+
+    fn run(&mut self, hours: f64) {
+        if let Some(left) = self.pending.as_mut() {
+            *left -= hours;
+            if *left <= 0.0 {
+                self.pending = None;
+            }
+        }
+    }
+
+    fn gap(&mut self) -> f64 {
+        if self.gap_mean > 0.0 {
+            self.gap_mean * self.stream.exponential()
+        } else {
+            0.0
+        }
+    }
+
+    fn wait(&mut self, run: usize) -> f64 {
+        if self.wait_mean <= 0.0 {
+            return 0.0;
+        }
+        let draw = self.waits.get(run).copied().unwrap_or(1.0);
+        if self.available > 0.0 {
+            if self.stream.uniform() <= self.available {
+                return 0.0;
+            }
+            return self.wait_mean / (1.0 - self.available).max(1e-12) * draw;
+        }
+        self.wait_mean * draw
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Capacity from a fixed script: windows and gaps in turn, then never preempted.
+    struct Script {
+        windows: Vec<f64>,
+        gaps: Vec<f64>,
+        wait: f64,
+        left: Option<f64>,
+    }
+
+    impl Capacity for Script {
+        fn window(&mut self) -> f64 {
+            if self.left.is_none() {
+                self.left = Some(if self.windows.is_empty() {
+                    f64::INFINITY
+                } else {
+                    self.windows.remove(0)
+                });
+            }
+            self.left.unwrap_or(f64::INFINITY)
+        }
+        fn run(&mut self, hours: f64) {
+            if let Some(l) = self.left.as_mut() {
+                *l -= hours;
+                if *l <= 0.0 {
+                    self.left = None;
+                }
+            }
+        }
+        fn gap(&mut self) -> f64 {
+            if self.gaps.is_empty() {
+                0.0
+            } else {
+                self.gaps.remove(0)
+            }
+        }
+        fn wait(&mut self, _: usize) -> f64 {
+            std::mem::take(&mut self.wait)
+        }
+    }
+
+    fn script(windows: &[f64], gaps: &[f64]) -> Script {
+        Script {
+            windows: windows.to_vec(),
+            gaps: gaps.to_vec(),
+            wait: 0.5,
+            left: None,
+        }
+    }
+
+    const WORK: [f64; 1] = [10.0];
+
+    fn job(interval: Option<f64>, saves: bool) -> Job<'static> {
+        Job {
+            works: &WORK,
+            interval,
+            restart: 0.1,
+            saves_on_notice: saves,
+            wait_every_run: true,
+        }
+    }
+
+    #[test]
+    fn a_preemption_loses_the_work_since_the_checkpoint_and_costs_gap_and_restart() {
+        // 3.5 h in, preempted: checkpoint at 3 h kept, 0.5 h lost; 2 h gap; 0.1 h restart.
+        let out = run_job(
+            &job(Some(1.0), false),
+            &mut script(&[3.5], &[2.0]),
+            Rule::Stay,
+            None,
+        );
+        assert_eq!(out.preemptions, 1);
+        assert!((out.billed - (3.5 + 0.1 + 7.0)).abs() < 1e-12);
+        assert!((out.wall - (0.5 + 3.5 + 2.0 + 0.1 + 7.0)).abs() < 1e-12);
+        // The notice saves the half hour.
+        let out = run_job(
+            &job(Some(1.0), true),
+            &mut script(&[3.5], &[2.0]),
+            Rule::Stay,
+            None,
+        );
+        assert!((out.billed - (3.5 + 0.1 + 6.5)).abs() < 1e-12);
+    }
+
+    #[test]
+    fn a_preemption_during_the_restart_loses_only_the_restart() {
+        let out = run_job(
+            &job(Some(1.0), false),
+            &mut script(&[2.0, 0.05], &[1.0, 1.0]),
+            Rule::Stay,
+            None,
+        );
+        assert_eq!(out.preemptions, 2);
+        assert!((out.billed - (2.0 + 0.05 + 0.1 + 8.0)).abs() < 1e-12);
+    }
+
+    #[test]
+    fn fallback_after_n_moves_the_saved_rest() {
+        let fb = Fallback {
+            run_hours: 5.0, // twice as fast
+            queue_mean_hours: 0.2,
+            queue_hours: 0.3,
+        };
+        let out = run_job(
+            &job(Some(1.0), false),
+            &mut script(&[4.5, 1.0], &[1.0, 1.0]),
+            Rule::AfterPreemptions(1),
+            Some(&fb),
+        );
+        assert!(out.switched);
+        // Spot: 4.5 h billed; fallback: 0.1 restart + (6/10 of a run) x 5 h = 3.1 h.
+        assert!((out.billed - 4.5).abs() < 1e-12);
+        assert!((out.fallback - 3.1).abs() < 1e-12);
+        assert!((out.wall - (0.5 + 4.5 + 0.3 + 3.1)).abs() < 1e-12);
+    }
+
+    #[test]
+    fn deadline_aware_switches_in_the_gap_when_the_slack_runs_out() {
+        let fb = Fallback {
+            run_hours: 10.0,
+            queue_mean_hours: 0.0,
+            queue_hours: 0.0,
+        };
+        // Preempted at 4 h of work (wall 4.5); saved 4; the fallback needs 0.1 + 6 = 6.1 h; a
+        // deadline of 12 h leaves 12 - 4.5 - 6.1 = 1.4 h of slack; a 3 h gap does not fit.
+        let out = run_job(
+            &job(Some(1.0), false),
+            &mut script(&[4.0], &[3.0]),
+            Rule::Deadline(12.0),
+            Some(&fb),
+        );
+        assert!(out.switched);
+        assert!((out.wall - 12.0).abs() < 1e-9);
+        // A 1 h gap fits: the job stays on spot and ends at 0.5 + 4 + 1 + 0.1 + 6.
+        let out = run_job(
+            &job(Some(1.0), false),
+            &mut script(&[4.0], &[1.0]),
+            Rule::Deadline(12.0),
+            Some(&fb),
+        );
+        assert!(!out.switched);
+        assert!((out.wall - 11.6).abs() < 1e-9);
+    }
+}

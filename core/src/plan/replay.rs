@@ -1,0 +1,346 @@
+//! Trace replay: a job started at every tick of a measured trace, run through the preemptions
+//! and gaps the trace records (wrapping around at its end), by the same state machine the Monte
+//! Carlo uses (`plan::job`). The spread over starts is the evidence-based distribution of
+//! completion time and billed hours.
+//!
+//! Each run's work is the task's hours on the offer times the slowdown's mean (a trace says
+//! nothing of neighbours); runs follow each other on the trace. More runs than
+//! [`MAX_SIMULATED_RUNS`] are represented by scaling, as in the Monte Carlo. At most
+//! [`MAX_REPLAY_STARTS`] starts are replayed, evenly spaced (every tick of the public traces).
+
+use crate::offers::trace::Trace;
+use crate::plan::job::{Capacity, Fallback, Job, Rule, run_job};
+use crate::plan::time::{FallbackPlan, MAX_SIMULATED_RUNS, Simulation, TimeInputs};
+
+/// The most starts replayed per trace.
+pub const MAX_REPLAY_STARTS: usize = 25_000;
+
+/// Positions closer than this, hours, count as the same (float sums of spans).
+const EPS: f64 = 1e-9;
+
+/// A trace as alternating stretches with and without an instance, and where each begins.
+pub struct Cycle {
+    stretches: Vec<(bool, f64)>,
+    starts: Vec<f64>,
+    total: f64,
+}
+
+impl Cycle {
+    /// The cycle of `trace`.
+    pub fn new(trace: &Trace) -> Cycle {
+        let stretches: Vec<(bool, f64)> = trace
+            .stretches()
+            .into_iter()
+            .filter(|s| s.1 > 0.0)
+            .collect();
+        let mut starts = Vec::with_capacity(stretches.len());
+        let mut at = 0.0;
+        for s in &stretches {
+            starts.push(at);
+            at += s.1;
+        }
+        Cycle {
+            stretches,
+            starts,
+            total: at,
+        }
+    }
+
+    /// Hours the cycle lasts.
+    pub fn hours(&self) -> f64 {
+        self.total
+    }
+
+    /// Capacity positioned `hours` into the cycle.
+    pub fn at(&self, hours: f64) -> TraceCapacity<'_> {
+        let idx = match self.starts.partition_point(|s| *s <= hours) {
+            0 => 0,
+            n => n - 1,
+        };
+        TraceCapacity {
+            cycle: self,
+            idx,
+            offset: (hours - self.starts.get(idx).copied().unwrap_or(0.0)).max(0.0),
+            wraps: 0,
+        }
+    }
+}
+
+/// Capacity read from a trace, from some position on.
+pub struct TraceCapacity<'a> {
+    cycle: &'a Cycle,
+    idx: usize,
+    offset: f64,
+    wraps: u64,
+}
+
+impl TraceCapacity<'_> {
+    fn len(&self, i: usize) -> f64 {
+        self.cycle.stretches[i].1
+    }
+
+    fn running_at(&self, i: usize) -> bool {
+        self.cycle.stretches[i].0
+    }
+
+    fn next(&mut self) {
+        self.idx += 1;
+        self.offset = 0.0;
+        if self.idx == self.cycle.stretches.len() {
+            self.idx = 0;
+            self.wraps += 1;
+        }
+    }
+
+    /// Moves on to the next running stretch, returning the hours skipped.
+    fn skip_gap(&mut self) -> f64 {
+        let n = self.cycle.stretches.len();
+        let mut waited = 0.0;
+        for _ in 0..=n {
+            if self.running_at(self.idx) && self.len(self.idx) - self.offset > EPS {
+                return waited;
+            }
+            waited += (self.len(self.idx) - self.offset).max(0.0);
+            self.next();
+        }
+        waited
+    }
+}
+
+impl Capacity for TraceCapacity<'_> {
+    fn window(&mut self) -> f64 {
+        let n = self.cycle.stretches.len();
+        if !self.running_at(self.idx) {
+            return 0.0;
+        }
+        let mut hours = self.len(self.idx) - self.offset;
+        let mut j = self.idx;
+        for _ in 0..n {
+            j = (j + 1) % n;
+            if j == self.idx {
+                return f64::INFINITY; // running all the way round
+            }
+            if !self.running_at(j) {
+                return hours.max(0.0);
+            }
+            hours += self.len(j);
+        }
+        f64::INFINITY
+    }
+
+    fn run(&mut self, hours: f64) {
+        let mut left = hours;
+        let n = self.cycle.stretches.len();
+        // A run never crosses a gap, so at most a cycle's stretches are stepped over (and a
+        // capacity that runs all the way round is stepped over whole cycles at once).
+        if left.is_finite() && left > self.cycle.total && self.cycle.total > 0.0 {
+            let whole = libm::floor(left / self.cycle.total);
+            left -= whole * self.cycle.total;
+            self.wraps += whole as u64;
+        }
+        for _ in 0..=2 * n {
+            let rest = self.len(self.idx) - self.offset;
+            if left < rest - EPS {
+                self.offset += left;
+                return;
+            }
+            left -= rest;
+            self.next();
+            if left <= EPS {
+                return;
+            }
+        }
+    }
+
+    fn gap(&mut self) -> f64 {
+        self.skip_gap()
+    }
+
+    fn wait(&mut self, _: usize) -> f64 {
+        self.skip_gap()
+    }
+
+    fn cycles(&self) -> u64 {
+        self.wraps
+    }
+}
+
+/// Replays the task on `trace` from every tick (at most [`MAX_REPLAY_STARTS`] evenly spaced
+/// starts) under `rule`, moving to `fallback` when the rule says so.
+pub fn replay(
+    trace: &Trace,
+    inputs: &TimeInputs,
+    rule: Rule,
+    fallback: Option<&FallbackPlan>,
+) -> Simulation {
+    let cycle = Cycle::new(trace);
+    let tick = trace.tick_seconds / 3600.0;
+    let ticks = if tick > 0.0 {
+        (libm::floor(cycle.hours() / tick) as usize).max(1)
+    } else {
+        1
+    };
+    let stride = ticks.div_ceil(MAX_REPLAY_STARTS);
+    let runs = (inputs.runs as usize).clamp(1, MAX_SIMULATED_RUNS);
+    let scale = f64::from(inputs.runs) / runs as f64;
+    let works = vec![inputs.run_hours * inputs.slowdown.mean(); runs];
+    let rule = match rule {
+        Rule::Deadline(d) => Rule::Deadline(d / scale),
+        other => other,
+    };
+    let fallback = fallback.map(|f| Fallback {
+        run_hours: f.run_hours,
+        queue_mean_hours: f.queue_mean_hours,
+        queue_hours: f.queue_mean_hours,
+    });
+    let job = Job {
+        works: &works,
+        interval: inputs.interval_hours(),
+        restart: inputs.restart_hours(),
+        saves_on_notice: inputs.saves_on_notice,
+        wait_every_run: inputs.queue_every_run,
+    };
+    let mut sim = Simulation::default();
+    for start in (0..ticks).step_by(stride) {
+        let mut capacity = cycle.at(start as f64 * tick);
+        let outcome = run_job(&job, &mut capacity, rule, fallback.as_ref());
+        sim.push(&outcome, scale);
+    }
+    sim
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::offers::tenancy::{Slowdown, SlowdownSource};
+    use crate::offers::trace::parse_trace;
+    use crate::task::document::Checkpoint;
+
+    fn trace(tick_s: u32, data: &[u32]) -> Trace {
+        let values: Vec<String> = data.iter().map(u32::to_string).collect();
+        parse_trace(
+            "hand.json",
+            &format!(
+                r#"{{"metadata": {{"gap_seconds": {tick_s}}}, "data": [{}]}}"#,
+                values.join(",")
+            ),
+        )
+        .unwrap()
+    }
+
+    fn inputs(work: f64, interval: Option<f64>, restart: f64) -> TimeInputs {
+        TimeInputs {
+            checkpoint: interval.map(|interval_hours| Checkpoint {
+                interval_hours,
+                restart_overhead_hours: restart,
+                save_minutes: None,
+            }),
+            queue_every_run: true,
+            ..TimeInputs::plain(
+                work,
+                1,
+                Slowdown {
+                    median: 1.0,
+                    p99: 1.0,
+                    source: SlowdownSource::Assumed,
+                },
+            )
+        }
+    }
+
+    /// (wall, billed, preemptions) per start.
+    fn starts(sim: &Simulation) -> Vec<(f64, f64, u32)> {
+        (0..sim.wall_hours.len())
+            .map(|i| {
+                let r = |x: f64| libm::round(x * 1e6) / 1e6;
+                (
+                    r(sim.wall_hours[i]),
+                    r(sim.running_hours[i]),
+                    sim.interruptions[i],
+                )
+            })
+            .collect()
+    }
+
+    #[test]
+    fn no_preemption_means_the_bare_work() {
+        // Hourly ticks, always running: a 2.5 h job takes 2.5 h from every start.
+        let sim = replay(
+            &trace(3600, &[1, 1, 1]),
+            &inputs(2.5, None, 0.0),
+            Rule::Stay,
+            None,
+        );
+        assert_eq!(starts(&sim), vec![(2.5, 2.5, 0); 3]);
+    }
+
+    #[test]
+    fn one_preemption_before_and_after_a_checkpoint() {
+        // Ticks of one hour: running 3 h, a 1 h gap, running 6 h (then wraps).
+        let t = trace(3600, &[1, 1, 1, 0, 1, 1, 1, 1, 1, 1]);
+        // A 4 h job, checkpoints every 2 h, restart 0.5 h, from tick 0: 3 h run, preempted at
+        // 3 h of work (checkpoint at 2 h kept, 1 h lost), 1 h gap, 0.5 h restart, 2 h of work.
+        let sim = replay(&t, &inputs(4.0, Some(2.0), 0.5), Rule::Stay, None);
+        assert_eq!(starts(&sim)[0], (6.5, 5.5, 1));
+        // Without checkpoints everything is lost: 3 + 1 + 4 (no restart without checkpoints).
+        let sim = replay(&t, &inputs(4.0, None, 0.5), Rule::Stay, None);
+        assert_eq!(starts(&sim)[0], (8.0, 7.0, 1));
+        // From tick 1: 2 h of work reach the checkpoint exactly, preempted at 2 h: nothing
+        // lost; gap 1 h, restart 0.5 h, 2 h more.
+        let sim = replay(&t, &inputs(4.0, Some(2.0), 0.5), Rule::Stay, None);
+        assert_eq!(starts(&sim)[1], (5.5, 4.5, 1));
+        // From tick 3 (in the gap): wait 1 h, then 4 h of running.
+        assert_eq!(starts(&sim)[3], (5.0, 4.0, 0));
+    }
+
+    #[test]
+    fn a_long_enough_notice_saves_the_work() {
+        let t = trace(3600, &[1, 1, 1, 0, 1, 1, 1, 1, 1, 1]);
+        let saving = TimeInputs {
+            saves_on_notice: true,
+            ..inputs(4.0, Some(2.0), 0.5)
+        };
+        // Preempted at 3 h with the notice: 3 h kept; gap 1 h, restart 0.5 h, 1 h more.
+        let sim = replay(&t, &saving, Rule::Stay, None);
+        assert_eq!(starts(&sim)[0], (5.5, 4.5, 1));
+    }
+
+    #[test]
+    fn a_gap_costs_wall_clock_but_no_rent() {
+        // Running 1 h, 3 h gap, running 4 h.
+        let t = trace(3600, &[1, 0, 0, 0, 1, 1, 1, 1]);
+        let sim = replay(&t, &inputs(2.0, Some(0.5), 0.0), Rule::Stay, None);
+        // From tick 0: 1 h of work saved at the 1 h checkpoint, 3 h gap, 1 h more.
+        assert_eq!(starts(&sim)[0], (5.0, 2.0, 1));
+    }
+
+    #[test]
+    fn the_trace_wraps_around_at_its_end() {
+        // Running 2 h, gap 1 h, running 1 h: a start at tick 3 runs 1 h, wraps, runs 2 more
+        // without a preemption at the wrap (running on both sides).
+        let t = trace(3600, &[1, 1, 0, 1]);
+        let sim = replay(&t, &inputs(2.5, None, 0.0), Rule::Stay, None);
+        assert_eq!(starts(&sim)[3], (2.5, 2.5, 0));
+        // A 5 h job without checkpoints never fits in a 3 h window: it never finishes.
+        let sim = replay(&t, &inputs(5.0, None, 0.0), Rule::Stay, None);
+        assert_eq!(sim.unfinished, 4);
+    }
+
+    #[test]
+    fn fallback_moves_the_rest_after_the_first_preemption() {
+        let t = trace(3600, &[1, 1, 1, 0, 1, 1, 1, 1, 1, 1]);
+        let od = FallbackPlan {
+            run_hours: 4.0,
+            queue_mean_hours: 0.0,
+        };
+        let sim = replay(
+            &t,
+            &inputs(4.0, Some(2.0), 0.5),
+            Rule::AfterPreemptions(1),
+            Some(&od),
+        );
+        // From tick 0: 3 h on spot, preempted (2 h saved), fallback: 0.5 + 2 h.
+        assert_eq!(starts(&sim)[0], (5.5, 3.0, 1));
+        assert!((sim.fallback_hours[0] - 2.5).abs() < 1e-9);
+    }
+}
