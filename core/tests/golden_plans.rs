@@ -7,9 +7,10 @@ use std::collections::BTreeMap;
 
 use gpufare_core::offers::catalog::{CATALOG_FORMAT_VERSION, Catalog};
 use gpufare_core::offers::offer::Offer;
+use gpufare_core::offers::trace::AttachedTrace;
 use gpufare_core::plan::option::OptionResult;
 use gpufare_core::plan::settings::PlanSettings;
-use gpufare_core::plan::{PlanResult, plan};
+use gpufare_core::plan::{PlanResult, plan_with_traces};
 use gpufare_core::task::document::TaskProfile;
 use serde::Deserialize;
 use serde_json::Value;
@@ -31,6 +32,8 @@ struct Scenario {
     name: String,
     task: TaskProfile,
     offers: Vec<Offer>,
+    #[serde(default)]
+    traces: Vec<AttachedTrace>,
     settings: PlanSettings,
     expect: Expect,
 }
@@ -58,6 +61,19 @@ fn check_option(scenario: &str, option: &OptionResult, expected: &BTreeMap<Strin
     let actual = serde_json::to_value(option).unwrap();
     let ctx = format!("{scenario} / {}", option.offer_id);
     for (field, want) in expected {
+        // A JSON pointer reaches into nested figures (`/risk/policies/1/replay/hours_mean`).
+        if field.starts_with('/') {
+            let got = actual
+                .pointer(field)
+                .unwrap_or_else(|| panic!("{ctx}: no {field}"));
+            match (got.as_f64(), want.as_f64()) {
+                (Some(g), Some(w)) => {
+                    assert!((g - w).abs() < 1e-4, "{ctx}: {field} = {g}, want {w}")
+                }
+                _ => assert_eq!(got, want, "{ctx}: {field}"),
+            }
+            continue;
+        }
         match field.as_str() {
             "reasons" | "flags" => {
                 let got: Vec<String> = actual[field]
@@ -109,8 +125,13 @@ fn run(scenario: &Scenario) -> PlanResult {
         format_version: CATALOG_FORMAT_VERSION,
         offers: scenario.offers.clone(),
     };
-    plan(&scenario.task, &catalog, &scenario.settings)
-        .unwrap_or_else(|e| panic!("{}: {e}", scenario.name))
+    plan_with_traces(
+        &scenario.task,
+        &catalog,
+        &scenario.traces,
+        &scenario.settings,
+    )
+    .unwrap_or_else(|e| panic!("{}: {e}", scenario.name))
 }
 
 #[cfg_attr(not(target_arch = "wasm32"), test)]

@@ -46,6 +46,28 @@ pub enum Command {
         /// Print JSON instead of text.
         #[arg(long)]
         json: bool,
+        /// Backtest a job of this many hours of work: replay it from every tick of each trace
+        /// next to the model fitted to the same trace.
+        #[arg(long, value_name = "H")]
+        job_hours: Option<f64>,
+        /// Hours of work between the job's checkpoints (none: a preemption loses everything).
+        #[arg(long, value_name = "H", requires = "job_hours")]
+        checkpoint_hours: Option<f64>,
+        /// Hours each restart takes after a preemption (with checkpoints).
+        #[arg(long, value_name = "H", default_value_t = 0.1, requires = "job_hours")]
+        restart_hours: f64,
+        /// Minutes a checkpoint takes to write (default: as long as a restart).
+        #[arg(long, value_name = "M", requires = "job_hours")]
+        save_minutes: Option<f64>,
+        /// Warning before a preemption, seconds (AWS gives 120).
+        #[arg(long, value_name = "S", default_value_t = 0.0, requires = "job_hours")]
+        notice_seconds: f64,
+        /// Monte Carlo seed of the model.
+        #[arg(long, value_name = "N", default_value_t = 1)]
+        seed: u64,
+        /// Monte Carlo trials of the model.
+        #[arg(long, value_name = "N", default_value_t = 2000, value_parser = clap::value_parser!(u32).range(1..=1_000_000))]
+        trials: u32,
     },
     /// Print the JSON Schema of a document: task, catalog, profile, plan, budget or scenario.
     Schema {
@@ -64,7 +86,8 @@ pub enum Command {
 const TRACE_EXAMPLES: &str = "\
 Examples:
   gpufare trace tests/fixtures/traces/aws-2023-04-22-us-east-1c-p3.2xlarge-v100.json
-  gpufare trace --json my-zone.csv";
+  gpufare trace --json my-zone.csv
+  gpufare trace --job-hours 10 --checkpoint-hours 1 --restart-hours 0.1 tests/fixtures/traces/*.json";
 
 const PLAN_EXAMPLES: &str = "\
 Examples:

@@ -82,7 +82,29 @@ fn run(cli: cli::Cli) -> anyhow::Result<()> {
             }
         }),
         cli::Command::Schema { name } => plan_cmd::run_schema(&name),
-        cli::Command::Trace { files, json } => trace_cmd::run_trace(&files, json),
+        cli::Command::Trace {
+            files,
+            json,
+            job_hours,
+            checkpoint_hours,
+            restart_hours,
+            save_minutes,
+            notice_seconds,
+            seed,
+            trials,
+        } => trace_cmd::run_trace(&trace_cmd::TraceRequest {
+            files,
+            json,
+            job: job_hours.map(|work_hours| trace_cmd::JobArgs {
+                work_hours,
+                checkpoint_hours,
+                restart_hours,
+                save_minutes,
+                notice_seconds,
+            }),
+            seed,
+            trials,
+        }),
         cli::Command::Completions { shell } => {
             use clap::CommandFactory;
             clap_complete::generate(

@@ -11,6 +11,8 @@ use anyhow::Result;
 use gpufare_core::offers::catalog::Catalog;
 use gpufare_core::offers::trace::{AttachedTrace, MAX_TRACE_BYTES, Trace, TraceStats, parse_trace};
 use gpufare_core::plan::PlanResult;
+use gpufare_core::plan::replay::{Backtest, BacktestJob, backtest};
+use gpufare_core::task::document::{Checkpoint, TaskProfile};
 
 use crate::output;
 use crate::plan_cmd::InputFileError;
@@ -146,18 +148,129 @@ pub fn stats_text(s: &TraceStats) -> String {
     out
 }
 
-/// `gpufare trace FILE...`: what each trace holds and the model fitted to it.
-pub fn run_trace(files: &[PathBuf], json: bool) -> Result<()> {
-    let mut stats = Vec::new();
-    for f in files {
-        stats.push(read_trace(f)?.stats());
+/// The job of `gpufare trace --job-hours`.
+#[derive(Debug, Clone, Copy)]
+pub struct JobArgs {
+    pub work_hours: f64,
+    pub checkpoint_hours: Option<f64>,
+    pub restart_hours: f64,
+    pub save_minutes: Option<f64>,
+    pub notice_seconds: f64,
+}
+
+/// What `gpufare trace` was asked.
+#[derive(Debug, Clone)]
+pub struct TraceRequest {
+    pub files: Vec<PathBuf>,
+    pub json: bool,
+    pub job: Option<JobArgs>,
+    pub seed: u64,
+    pub trials: u32,
+}
+
+/// The job as core takes it; out-of-range values are usage errors checked by the task's rules.
+fn backtest_job(j: &JobArgs) -> Result<BacktestJob> {
+    let checkpoint = j.checkpoint_hours.map(|interval_hours| Checkpoint {
+        interval_hours,
+        restart_overhead_hours: j.restart_hours,
+        save_minutes: j.save_minutes,
+    });
+    // The same ranges a task's fields have.
+    let mut task: TaskProfile = serde_json::from_str(
+        r#"{"format_version":1,"kind":"training","work_hours":1,"reference_gpu":"A100-80GB","vram_gib":1,"currency":"CNY"}"#,
+    )?;
+    task.work_hours = j.work_hours;
+    task.checkpoint = checkpoint;
+    task.validate()
+        .map_err(|e| anyhow::Error::new(InputFileError(format!("the backtest job: {e}"))))?;
+    if !(j.notice_seconds.is_finite() && (0.0..=86_400.0).contains(&j.notice_seconds)) {
+        anyhow::bail!(InputFileError(
+            "--notice-seconds: must be between 0 and 86400".to_owned()
+        ));
     }
-    let text = if json {
-        format!("{}\n", serde_json::to_string_pretty(&stats)?)
-    } else {
-        stats.iter().map(stats_text).collect::<Vec<_>>().join("\n")
+    Ok(BacktestJob {
+        work_hours: j.work_hours,
+        checkpoint,
+        notice_seconds: j.notice_seconds,
+    })
+}
+
+/// The backtest of one trace as lines of text.
+pub fn backtest_text(b: &Backtest) -> String {
+    let mut s = String::new();
+    let err = |model: f64, replay: f64| {
+        if replay > 0.0 {
+            format!("{:+.0} %", (model / replay - 1.0) * 100.0)
+        } else {
+            "-".to_owned()
+        }
     };
-    output::write_text(Path::new("-"), &text)
+    let _ = writeln!(
+        s,
+        "  {:<14} {:>10} {:>10} {:>10} {:>10} {:>12}",
+        "completion", "mean h", "P50 h", "P90 h", "P99 h", "billed h"
+    );
+    for (what, x) in [("replay", &b.replay), ("fitted model", &b.model)] {
+        let _ = writeln!(
+            s,
+            "  {what:<14} {:>10.2} {:>10.2} {:>10.2} {:>10.2} {:>12.2}",
+            x.mean, x.p50, x.p90, x.p99, x.billed_mean
+        );
+    }
+    let _ = writeln!(
+        s,
+        "  {:<14} {:>10} {:>10} {:>10} {:>10} {:>12}",
+        "model error",
+        err(b.model.mean, b.replay.mean),
+        err(b.model.p50, b.replay.p50),
+        err(b.model.p90, b.replay.p90),
+        err(b.model.p99, b.replay.p99),
+        err(b.model.billed_mean, b.replay.billed_mean)
+    );
+    s
+}
+
+/// `gpufare trace FILE...`: what each trace holds and the model fitted to it, and with
+/// `--job-hours` a backtest of that job.
+pub fn run_trace(req: &TraceRequest) -> Result<()> {
+    let job = req.job.as_ref().map(backtest_job).transpose()?;
+    let mut text = String::new();
+    let mut docs = Vec::new();
+    for f in &req.files {
+        let trace = read_trace(f)?;
+        match &job {
+            Some(j) => {
+                let b = backtest(&trace, j, req.seed, req.trials);
+                let _ = write!(text, "{}", stats_text(&b.trace));
+                let _ = writeln!(
+                    text,
+                    "  backtest: a {} h job{}, from every tick ({} starts) vs {} trials of the fitted model",
+                    j.work_hours,
+                    j.checkpoint
+                        .map(|c| format!(
+                            ", checkpoints every {} h, restarts of {} h",
+                            c.interval_hours, c.restart_overhead_hours
+                        ))
+                        .unwrap_or_else(|| ", no checkpoints".to_owned()),
+                    b.replay.samples,
+                    b.model.samples
+                );
+                let _ = writeln!(text, "{}", backtest_text(&b));
+                docs.push(serde_json::to_value(&b)?);
+            }
+            None => {
+                let stats = trace.stats();
+                let _ = writeln!(text, "{}", stats_text(&stats));
+                docs.push(serde_json::to_value(&stats)?);
+            }
+        }
+    }
+    let out = if req.json {
+        format!("{}\n", serde_json::to_string_pretty(&docs)?)
+    } else {
+        text
+    };
+    output::write_text(Path::new("-"), &out)
 }
 
 /// A rate with three significant digits (a monthly band is 0.0005 per hour, a trace 0.7).

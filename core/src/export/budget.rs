@@ -134,6 +134,9 @@ pub struct BudgetPhase {
     pub offer_id: Option<String>,
     /// Hours.
     pub hours: f64,
+    /// The policy of an interruptible offer (e.g. `fallback_after_2`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub policy: Option<String>,
     /// Cost.
     pub cost: f64,
 }
@@ -290,6 +293,7 @@ pub fn budget(plan: &PlanResult, task: &TaskProfile, catalog: &Catalog) -> Budge
                         phase: p.phase.id().to_owned(),
                         offer_id: p.offer_id.clone(),
                         hours: p.hours,
+                        policy: p.policy.map(|x| x.id()),
                         cost: number(&p.cost),
                     })
                     .collect()

@@ -6,7 +6,7 @@ use std::fmt::Write as _;
 use crate::export::budget::{Budget, cents};
 
 /// Columns of the CSV export, in order.
-pub const CSV_COLUMNS: [&str; 22] = [
+pub const CSV_COLUMNS: [&str; 23] = [
     "rank",
     "offer_id",
     "provider",
@@ -29,6 +29,7 @@ pub const CSV_COLUMNS: [&str; 22] = [
     "total_p90",
     "currency",
     "price_as_of",
+    "policy",
 ];
 
 /// The budget as CSV: `#` lines with the settings, price dates and assumptions, then a header
@@ -78,6 +79,7 @@ pub fn budget_csv(b: &Budget) -> String {
             cents(r.total_p90),
             b.currency.code().to_owned(),
             r.price_as_of.clone(),
+            r.policy.clone().unwrap_or_default(),
         ]);
     }
     out.push_str(&String::from_utf8(writer.into_inner().unwrap_or_default()).unwrap_or_default());

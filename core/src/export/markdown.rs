@@ -66,6 +66,46 @@ pub fn budget_markdown(b: &Budget, top: usize) -> String {
             group_thousands(&cents(r.total_p90)),
         );
     }
+    let policies: Vec<String> = b
+        .options
+        .iter()
+        .filter(|r| r.feasible)
+        .take(top)
+        .filter_map(|r| {
+            let risk = r.risk.as_ref()?;
+            let chosen = risk.chosen_result()?;
+            (risk.rate_per_hour > 0.0).then(|| {
+                let source = match &risk.trace {
+                    Some(t) => format!("replayed from the trace `{}`", t.name),
+                    None => "the offer's figures".to_owned(),
+                };
+                format!(
+                    "- `{}`: policy `{}`{}; {:.3} preemptions per running hour ({source}), gaps of {:.2} h, notice {:.0} s",
+                    r.offer_id,
+                    chosen.id,
+                    risk.fallback_offer
+                        .as_ref()
+                        .filter(|_| risk.chosen.needs_fallback())
+                        .map(|f| format!(" (falls back to `{f}`)"))
+                        .unwrap_or_default(),
+                    risk.rate_per_hour,
+                    risk.gap_hours,
+                    risk.notice_seconds
+                )
+            })
+        })
+        .collect();
+    if !policies.is_empty() {
+        let _ = writeln!(
+            s,
+            "
+### Interruptible offers
+"
+        );
+        for p in policies {
+            let _ = writeln!(s, "{p}");
+        }
+    }
     let blocked = b.options.iter().filter(|r| !r.feasible).count();
     if blocked > 0 {
         let _ = writeln!(

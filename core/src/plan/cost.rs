@@ -24,7 +24,9 @@ use crate::plan::feasibility::{self, Needs, fmt1};
 use crate::plan::option::{Costs, OptionResult};
 use crate::plan::performance::{MULTI_GPU_EFFICIENCY, speed_ratio};
 use crate::plan::reason::{Reason, RuleId};
-use crate::plan::time::{Draws, Expectation, Simulation, TimeInputs, expect, simulate};
+use crate::plan::time::{
+    Draws, Expectation, Simulation, TimeInputs, expect, notice_saves, simulate,
+};
 use crate::task::document::TaskKind;
 
 /// Prices `offer` for the context's task. With `draws`, the P50/P90 and deadline figures come
@@ -278,21 +280,21 @@ pub fn time_on(
 pub fn time_inputs(ctx: &Context<'_>, offer: &Offer, work: &Work) -> TimeInputs {
     let task = ctx.task;
     let i = &offer.interruptions;
-    let fitted = ctx.trace_for(offer).map(|t| t.trace.stats().fitted);
-    let notice = i.notice_hours();
-    TimeInputs {
+    let inputs = TimeInputs {
         run_hours: work.compute_hours + work.io_hours.unwrap_or(0.0),
         runs: task.runs,
         slowdown: work.slowdown,
-        interruptions_per_hour: fitted.map_or(i.rate_per_hour(), |f| f.rate_per_hour),
-        gap_mean_hours: fitted.map_or(i.gap_hours(), |f| f.gap_mean_hours),
-        saves_on_notice: notice > 0.0 && task.checkpoint.is_some_and(|c| notice >= c.save_hours()),
+        interruptions_per_hour: i.rate_per_hour(),
+        gap_mean_hours: i.gap_hours(),
+        saves_on_notice: notice_saves(i.notice_hours(), task.checkpoint.as_ref()),
         checkpoint: task.checkpoint,
-        queue_mean_hours: fitted.map_or(offer.queue_wait_hours.unwrap_or(0.0), |f| {
-            f.start_wait_mean_hours
-        }),
+        queue_mean_hours: offer.queue_wait_hours.unwrap_or(0.0),
         queue_every_run: offer.billing_mode.is_metered(),
-        start_available: fitted.map_or(0.0, |f| f.availability),
+        start_available: 0.0,
+    };
+    match ctx.trace_for(offer) {
+        Some(t) => inputs.fitted_to(&t.trace.stats().fitted),
+        None => inputs,
     }
 }
 

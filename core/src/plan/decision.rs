@@ -73,6 +73,21 @@ pub struct Decision {
 
 /// Applies the rules to the ranked options.
 pub fn decide(task: &TaskProfile, options: &[OptionResult]) -> Decision {
+    let mut decision = decide_offer(task, options);
+    // An interruptible recommendation names the policy its figures assume.
+    let policy = decision
+        .recommended_offer
+        .as_ref()
+        .and_then(|id| options.iter().find(|o| &o.offer_id == id))
+        .filter(|o| o.risk.as_ref().is_some_and(|r| r.rate_per_hour > 0.0))
+        .and_then(|o| o.flags.iter().find(|f| f.rule == RuleId::SpotPolicy));
+    if let Some(reason) = policy {
+        decision.reasons.push(reason.clone());
+    }
+    decision
+}
+
+fn decide_offer(task: &TaskProfile, options: &[OptionResult]) -> Decision {
     let feasible: Vec<&OptionResult> = options.iter().filter(|o| o.feasible).collect();
     let best_shared = feasible.iter().find(|o| o.shared).copied();
     let best_dedicated = feasible.iter().find(|o| !o.shared).copied();

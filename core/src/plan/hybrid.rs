@@ -13,6 +13,7 @@ use crate::offers::rent::rent_in_offer_currency;
 use crate::plan::context::Context;
 use crate::plan::decision::{Choice, Decision};
 use crate::plan::option::OptionResult;
+use crate::task::policy::Policy;
 
 /// Cold object storage per GB-month in yuan (assumed typical infrequent-access list price).
 pub const COLD_STORAGE_CNY: Decimal = Decimal::from_parts(8, 0, 0, false, 2);
@@ -53,6 +54,9 @@ pub struct Phase {
     pub hours: f64,
     /// What the phase costs.
     pub cost: Money,
+    /// The policy the phase runs under, when its offer is interruptible.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub policy: Option<Policy>,
 }
 
 /// The hybrid plan: each phase on the capacity that suits it, each priced.
@@ -101,6 +105,7 @@ pub fn hybrid_plan(
                 offer_id: Some(o.id.clone()),
                 hours: proto.hours,
                 cost: ctx.money(cost),
+                policy: None,
             });
         }
     }
@@ -116,6 +121,7 @@ pub fn hybrid_plan(
             offer_id: Some(p.offer_id.clone()),
             hours: p.hours_expected,
             cost: p.costs.total_expected,
+            policy: p.policy,
         });
     }
     if let Some(service) = task.service {
@@ -127,6 +133,7 @@ pub fn hybrid_plan(
                 offer_id: Some(o.id.clone()),
                 hours,
                 cost: ctx.money(cost),
+                policy: None,
             });
         }
     }
@@ -141,6 +148,7 @@ pub fn hybrid_plan(
             offer_id: None,
             hours: task.storage_months * HOURS_PER_MONTH,
             cost: ctx.money(cost),
+            policy: None,
         });
     }
     if phases.is_empty() {

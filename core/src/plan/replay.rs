@@ -8,9 +8,17 @@
 //! [`MAX_SIMULATED_RUNS`] are represented by scaling, as in the Monte Carlo. At most
 //! [`MAX_REPLAY_STARTS`] starts are replayed, evenly spaced (every tick of the public traces).
 
-use crate::offers::trace::Trace;
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+use crate::numbers::stats::percentile;
+use crate::offers::tenancy::{Slowdown, SlowdownSource};
+use crate::offers::trace::{Trace, TraceStats};
 use crate::plan::job::{Capacity, Fallback, Job, Rule, run_job};
-use crate::plan::time::{FallbackPlan, MAX_SIMULATED_RUNS, Simulation, TimeInputs};
+use crate::plan::time::{
+    Draws, FallbackPlan, MAX_SIMULATED_RUNS, Simulation, TimeInputs, notice_saves, simulate,
+};
+use crate::task::document::Checkpoint;
 
 /// The most starts replayed per trace.
 pub const MAX_REPLAY_STARTS: usize = 25_000;
@@ -209,12 +217,108 @@ pub fn replay(
     sim
 }
 
+/// A job to backtest on a trace: the work of one run and how it checkpoints.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct BacktestJob {
+    /// Hours of work.
+    pub work_hours: f64,
+    /// Checkpointing, if any.
+    pub checkpoint: Option<Checkpoint>,
+    /// The notice before a preemption, seconds.
+    pub notice_seconds: f64,
+}
+
+/// Completion time and billed hours over samples, hours.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct Spread {
+    /// Samples: starts replayed, or Monte Carlo trials.
+    pub samples: u32,
+    /// Mean completion time.
+    pub mean: f64,
+    /// Median completion time.
+    pub p50: f64,
+    /// 90th percentile.
+    pub p90: f64,
+    /// 99th percentile.
+    pub p99: f64,
+    /// Mean hours billed.
+    pub billed_mean: f64,
+    /// Share of samples that never finished.
+    pub unfinished_share: f64,
+}
+
+impl Spread {
+    fn of(sim: &Simulation) -> Spread {
+        let mut wall = sim.wall_hours.clone();
+        wall.sort_by(f64::total_cmp);
+        let q = |p: f64| {
+            if wall.is_empty() {
+                0.0
+            } else {
+                percentile(&wall, p)
+            }
+        };
+        let n = sim.wall_hours.len();
+        Spread {
+            samples: n as u32,
+            mean: Simulation::mean(&sim.wall_hours),
+            p50: q(0.5),
+            p90: q(0.9),
+            p99: q(0.99),
+            billed_mean: Simulation::mean(&sim.running_hours),
+            unfinished_share: if n == 0 {
+                0.0
+            } else {
+                sim.unfinished as f64 / n as f64
+            },
+        }
+    }
+}
+
+/// A job replayed on a trace next to the model fitted to the same trace.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct Backtest {
+    /// What the trace holds and the fitted parameters.
+    pub trace: TraceStats,
+    /// The replay from every tick.
+    pub replay: Spread,
+    /// The fitted model's Monte Carlo.
+    pub model: Spread,
+}
+
+/// Replays `job` on `trace` from every tick and prices it with the model fitted to the trace
+/// (`trials` Monte Carlo trials from `seed`), staying on the interruptible capacity throughout.
+pub fn backtest(trace: &Trace, job: &BacktestJob, seed: u64, trials: u32) -> Backtest {
+    let stats = trace.stats();
+    let inputs = TimeInputs {
+        checkpoint: job.checkpoint,
+        saves_on_notice: notice_saves(job.notice_seconds / 3600.0, job.checkpoint.as_ref()),
+        queue_every_run: true,
+        ..TimeInputs::plain(
+            job.work_hours,
+            1,
+            Slowdown {
+                median: 1.0,
+                p99: 1.0,
+                source: SlowdownSource::Assumed,
+            },
+        )
+    }
+    .fitted_to(&stats.fitted);
+    let replayed = replay(trace, &inputs, Rule::Stay, None);
+    let draws = Draws::new(seed, trials as usize, 1);
+    let modelled = simulate(&inputs, &draws, seed, &trace.name);
+    Backtest {
+        trace: stats,
+        replay: Spread::of(&replayed),
+        model: Spread::of(&modelled),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::offers::tenancy::{Slowdown, SlowdownSource};
     use crate::offers::trace::parse_trace;
-    use crate::task::document::Checkpoint;
 
     fn trace(tick_s: u32, data: &[u32]) -> Trace {
         let values: Vec<String> = data.iter().map(u32::to_string).collect();

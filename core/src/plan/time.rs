@@ -27,6 +27,7 @@ use std::rc::Rc;
 
 use crate::numbers::rng::Stream;
 use crate::offers::tenancy::Slowdown;
+use crate::offers::trace::Fitted;
 use crate::plan::job::{Fallback, Job, NEVER_HOURS, Poisson, Rule, run_job};
 use crate::task::document::Checkpoint;
 
@@ -77,6 +78,19 @@ impl TimeInputs {
         }
     }
 
+    /// The same inputs with the interruption parameters fitted to a trace: its rate per running
+    /// hour, its mean gap, and its start waits (none with the trace's availability, else
+    /// exponential with the trace's mean).
+    pub fn fitted_to(self, f: &Fitted) -> TimeInputs {
+        TimeInputs {
+            interruptions_per_hour: f.rate_per_hour,
+            gap_mean_hours: f.gap_mean_hours,
+            queue_mean_hours: f.start_wait_mean_hours,
+            start_available: f.availability,
+            ..self
+        }
+    }
+
     /// The restart overhead after an interruption (none without checkpoints: the run starts
     /// over as it started the first time).
     pub fn restart_hours(&self) -> f64 {
@@ -113,6 +127,12 @@ impl Expectation {
     pub fn wall_hours(&self) -> f64 {
         self.queue_hours + self.running_hours + self.gap_hours
     }
+}
+
+/// Whether a preemption notice of `notice_hours` is long enough to write a checkpoint (a job
+/// without checkpoints saves nothing; no notice saves nothing).
+pub fn notice_saves(notice_hours: f64, checkpoint: Option<&Checkpoint>) -> bool {
+    notice_hours > 0.0 && checkpoint.is_some_and(|c| notice_hours >= c.save_hours())
 }
 
 /// Expected running hours and failures to push `work` hours through interruptions.

@@ -45,10 +45,10 @@ def money(**kw):
     return out
 
 S = []
-def scenario(name, why, task, offers, expect, settings=None):
+def scenario(name, why, task, offers, expect, settings=None, traces=None):
     S.append({"name": name, "why": why, "task": {**TASK, **task}, "offers": offers,
               "settings": settings or {"currency": "CNY", "cny_per_usd": "7.2", "seed": 7, "trials": 2000},
-              "expect": expect})
+              "expect": expect, **({"traces": traces} if traces else {})})
 
 # 1-2: pay-as-you-go granularity, minimum, runs.
 scenario("pay-as-you-go per started hour", "10.5 h -> 11 started hours x 5.00",
@@ -70,12 +70,17 @@ scenario("reserved term: upfront plus recurring months", "12-month term: 6000 up
          {"work_hours": 100}, [sub("a", "reserved", 500, term_months=12, upfront="6000")],
          {"options": {"a": money(rent=12000)}})
 # 8-9: spot with and without checkpoints.
-h1 = math.expm1(LAMBDA_30 * 1) * (1 / LAMBDA_30 + 0.1)
+# A segment of x hours of work with restart r after each failure: F = e^{λr}(e^{λx} - 1) failures,
+# F/λ hours of running.
+def segment(lam, x, r):
+    f = math.exp(lam * r) * math.expm1(lam * x)
+    return f / lam, f
+h1 = segment(LAMBDA_30, 1, 0.1)[0]
 e_ckpt = 100 * h1
-scenario("spot with hourly checkpoints", "λ = -ln(0.7)/730; each 1 h segment takes (e^λ - 1)(1/λ + 0.1) h; x100",
+scenario("spot with hourly checkpoints", "λ = -ln(0.7)/730; each 1 h segment: F = e^{0.1λ}(e^λ - 1), F/λ h; x100",
          {"work_hours": 100, "checkpoint": {"interval_hours": 1, "restart_overhead_hours": 0.1}},
          [payg("a", 2, interruption_per_month=0.3) | {"billing_mode": "spot"}],
-         {"options": {"a": {"hours_expected": round(e_ckpt, 4), "interruptions_expected": round(100 * math.expm1(LAMBDA_30), 4),
+         {"options": {"a": {"hours_expected": round(e_ckpt, 4), "interruptions_expected": round(100 * segment(LAMBDA_30, 1, 0.1)[1], 4),
                             **money(rent=metered(2, e_ckpt))}}})
 e_none = math.expm1(LAMBDA_30 * 2000) / LAMBDA_30
 scenario("spot without checkpoints: the exponential blow-up", "2000 h unchecked: (e^{λT} - 1)/λ",
@@ -167,6 +172,131 @@ scenario("in-house data with only shared offers says why nothing fits", "in_hous
 scenario("memory-bound work scales with bandwidth", "H200 4800 GB/s vs A100-80GB 2039 GB/s: 10 h -> 4.2480 h",
          {"bound": "memory"}, [payg("h200", 10, gpu="H200", vram_gib=141)],
          {"options": {"h200": {"hours_expected": round(10 * 2039 / 4800, 4), **money(rent=metered(10, 10 * 2039 / 4800))}}})
+
+# 26-28: the other forms of the rate, the capacity gap, and a notice that saves the work.
+spot = lambda id, price, **kw: payg(id, price, **kw) | {"billing_mode": "spot"}
+ckpt = {"checkpoint": {"interval_hours": 1, "restart_overhead_hours": 0.1}}
+run_h, fails = (10 * v for v in segment(0.5, 1, 0.1))
+scenario("a rate per running hour with 2 h gaps", "λ = 0.5/h: 10 segments of F = e^{0.05}(e^{0.5} - 1); wall = F/λ + 2F",
+         {**ckpt, "spot_policy": {"kind": "spot_only"}},
+         [spot("a", 2, interruption_per_hour=0.5, capacity_gap_hours=2)],
+         {"options": {"a": {"hours_expected": round(run_h + 2 * fails, 4), "running_hours_expected": round(run_h, 4),
+                            "interruptions_expected": round(fails, 4), "/policy/kind": "spot_only",
+                            "/risk/rate_per_hour": 0.5, "/risk/gap_hours": 2, **money(rent=metered(2, run_h))}}})
+lam = 1 / 4
+scenario("a mean time between interruptions, and a notice that saves a checkpoint",
+         "MTBI 4 h: λ = 0.25; a 300 s notice covers a 2-minute save: running 10 e^{0.025}, failures 2.5 e^{0.025}, 1 h gaps",
+         {"checkpoint": {"interval_hours": 1, "restart_overhead_hours": 0.1, "save_minutes": 2}},
+         [spot("a", 2, mtbi_hours=4, capacity_gap_hours=1, notice_seconds=300)],
+         {"options": {"a": {"running_hours_expected": round(10 * math.exp(lam * 0.1), 4),
+                            "interruptions_expected": round(2.5 * math.exp(lam * 0.1), 4),
+                            "hours_expected": round(10 * math.exp(lam * 0.1) + 2.5 * math.exp(lam * 0.1), 4),
+                            "/risk/saves_on_notice": True, "/risk/rate_form": "mtbi",
+                            **money(rent=metered(2, 10 * math.exp(lam * 0.1)))}}})
+scenario("a notice shorter than the save saves nothing", "120 s < the 6-minute restart taken as the save time",
+         {**ckpt, "spot_policy": {"kind": "spot_only"}},
+         [spot("a", 2, interruption_per_hour=0.5, notice_seconds=120)],
+         {"options": {"a": {"running_hours_expected": round(run_h, 4), "/risk/saves_on_notice": False}}})
+
+# 29-32: policies replayed on a hand-made trace. An independent implementation of the replay
+# rules of core/README.md: a job starts at every tick; work accrues while an instance runs; a
+# preemption loses the work since the last checkpoint; the gap is waited out unbilled; each
+# restart costs r, billed; the trace wraps around; a policy moves the rest (from the last
+# checkpoint, plus a restart) to the on-demand offer.
+TICK = [1, 1, 1, 0, 1, 1, 1, 1, 1, 1]  # hourly ticks: 3 h running, 1 h gap, 6 h running
+
+def stretches(counts):
+    out = []
+    for c in counts:
+        r = c >= 1
+        if out and out[-1][0] == r:
+            out[-1][1] += 1
+        else:
+            out.append([r, 1])
+    return out
+
+def replay_one(start, work, interval, restart, policy, deadline=None, od_hours=None):
+    """(wall, spot billed, fallback billed) of one start on TICK, tick by tick of state."""
+    n = len(TICK)
+    t = 0.0
+    pos = float(start)
+    running = lambda p: TICK[int(p) % n] >= 1
+    def until_change(p):
+        # Hours from p to the next change of state (wrapping; infinite if none).
+        k = int(p)
+        h = (k + 1) - p
+        state = running(p)
+        for i in range(1, 2 * n):
+            if running(k + i) != state:
+                return h
+            h += 1
+        return float("inf")
+    # Wait for an instance.
+    if not running(pos):
+        w = until_change(pos)
+        if policy == "deadline_aware" and w > deadline - od_hours:
+            slack = max(deadline - od_hours, 0)
+            return slack + od_hours, 0.0, od_hours
+        t += w
+        pos += w
+    saved, need_restart, billed, pre = 0.0, 0.0, 0.0, 0
+    while True:
+        window = until_change(pos)
+        need = need_restart + (work - saved)
+        if window >= need:
+            return t + need, billed + need, 0.0
+        t += window
+        pos += window
+        billed += window
+        pre += 1
+        if window > need_restart:
+            reached = saved + window - need_restart
+            saved = max(saved, math.floor(reached / interval + 1e-12) * interval)
+        need_restart = restart
+        rest = restart + (work - saved) / work * od_hours if od_hours else None
+        gap = until_change(pos)
+        if policy == "fallback_after_1" and pre >= 1:
+            return t + rest, billed, rest
+        if policy == "deadline_aware":
+            slack = deadline - t - rest
+            if gap > slack:
+                t += min(max(slack, 0), gap)
+                return t + rest, billed, rest
+        t += gap
+        pos += gap
+
+def replayed(policy, deadline=None):
+    runs = [replay_one(s, 4.0, 2.0, 0.5, policy, deadline, 4.0) for s in range(len(TICK))]
+    walls = sorted(r[0] for r in runs)
+    rank = lambda q: walls[max(math.ceil(q * len(walls)), 1) - 1]
+    mean = lambda i: sum(r[i] for r in runs) / len(runs)
+    return {"mean": mean(0), "spot": mean(1), "fallback": mean(2), "p50": rank(0.5), "p90": rank(0.9)}
+
+def hand_trace(counts):
+    return {"name": "hand.json", "tick_seconds": 3600, "ticks": len(counts),
+            "spans": [{"count": 1 if r else 0, "seconds": 3600 * k} for r, k in stretches(counts)]}
+
+REPLAY_TASK = {"work_hours": 4, "checkpoint": {"interval_hours": 2, "restart_overhead_hours": 0.5}}
+pair = [spot("spot", 2, interruption_per_hour=0.5), payg("card", 3)]
+for k, (policy, extra) in enumerate([("spot_only", {}), ("fallback_after_1", {}),
+                                     ("deadline_aware", {"deadline_hours": 5.5})]):
+    r = replayed(policy, extra.get("deadline_hours"))
+    kind = {"kind": "fallback_after", "preemptions": 1} if policy == "fallback_after_1" else {"kind": policy}
+    rent = Decimal(metered(2, r["spot"])) + (Decimal(metered(3, r["fallback"])) if r["fallback"] else 0)
+    scenario(f"the replay of a hand-made trace under {policy}",
+             "3 h running, 1 h gap, 6 h running (hourly ticks, wrapping): a 4 h job with 2 h checkpoints and 0.5 h restarts from every tick",
+             {**REPLAY_TASK, **extra, "spot_policy": kind}, pair,
+             {"options": {"spot": {"/policy": kind, "/risk/rate_source": "trace",
+                                   "hours_expected": round(r["mean"], 4), "hours_p50": round(r["p50"], 4),
+                                   "hours_p90": round(r["p90"], 4),
+                                   "running_hours_expected": round(r["spot"] + r["fallback"], 4),
+                                   "/risk/trace/preemptions": 1, "/risk/trace/hours": 10,
+                                   **money(rent=rent)}}},
+             traces=[{"offer_id": "spot", "trace": hand_trace(TICK)}])
+scenario("on-demand only costs what the on-demand offer costs", "the spot offer's figures are the card's: 4 h x 3",
+         {**REPLAY_TASK, "spot_policy": {"kind": "on_demand_only"}}, pair,
+         {"options": {"spot": {"/policy/kind": "on_demand_only", "hours_expected": 4, **money(rent=12)},
+                      "card": {"hours_expected": 4, **money(rent=12)}}})
 
 for s in S:
     s["offers"] = [{**OFFER, **o} for o in s["offers"]]
