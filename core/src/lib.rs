@@ -5,10 +5,12 @@
 //!
 //! 1. [`numbers`] — exact money, checked input, statistics, seeded random numbers;
 //! 2. [`hardware`] — the GPU spec table and PCIe facts;
-//! 3. [`offers`] — offers, catalogs, tenancy, billing, rent, catalog files;
+//! 3. [`offers`] — offers, catalogs, tenancy, billing, rent, interruptions and preemption
+//!    traces, catalog files;
 //! 4. [`task`] — the task document and its presets;
 //! 5. [`profile`] — the probe profile, its figures, verdicts and measured factors;
-//! 6. [`plan`] — feasibility, time and risk, total cost, the decision, the hybrid plan and the
+//! 6. [`plan`] — feasibility, time and risk (the job through lost capacity, trace replay,
+//!    policies for interruptible offers), total cost, the decision, the hybrid plan and the
 //!    break-even figures;
 //! 7. [`workload`] — VRAM and run time estimated from a model;
 //! 8. [`scenario`] — everything the site shows in one document, and share links;

@@ -298,7 +298,8 @@ pub fn risk_section(plan: &PlanResult, top: usize) -> String {
             (o.feasible && *i < top) || o.risk.as_ref().is_some_and(|r| r.trace.is_some())
         })
         .filter_map(|(_, o)| o.risk.as_ref().map(|r| (o, r)))
-        .filter(|(_, r)| r.rate_per_hour > 0.0)
+        // A marketplace host lost a few times a year needs no policy line.
+        .filter(|(_, r)| r.rate_per_hour >= 0.001 || r.trace.is_some())
         .collect();
     if risky.is_empty() {
         return s;

@@ -104,10 +104,10 @@ fn plan_lists_replay_model_and_policies_for_the_traced_offer() {
         ids,
         [
             "spot_only",
+            "on_demand_only",
             "fallback_after_1",
             "fallback_after_2",
-            "fallback_after_4",
-            "on_demand_only"
+            "fallback_after_4"
         ]
     );
     for p in risk["policies"].as_array().unwrap() {

@@ -172,8 +172,13 @@ fn assumptions(settings: &PlanSettings, catalog: &Catalog) -> Vec<Assumption> {
         },
         Assumption {
             id: "interruption_rate".into(),
-            value: "λ = -ln(1 - p_month) / 730".into(),
-            source: "Poisson interruptions from the offer's monthly probability (AWS Spot Advisor bands)".into(),
+            value: "per running hour, or 1 / MTBI, or -ln(1 - p_month) / 730".into(),
+            source: "Poisson preemptions at the offer's rate (spot rows: the public V100 spot traces of Can't Be Late, NSDI 2024, and the AWS Spot Advisor bands); a trace attached to an offer replaces it".into(),
+        },
+        Assumption {
+            id: "capacity_gap".into(),
+            value: "the offer's capacity_gap_hours, exponential".into(),
+            source: "hours without an instance after a preemption, unbilled (spot rows: 1.83 h pooled from the same traces)".into(),
         },
         Assumption {
             id: "cold_storage_per_gb_month".into(),

@@ -28,14 +28,14 @@ pub enum Policy {
 
 impl Policy {
     /// The policies priced when the task leaves the choice to gpufare, in order of preference
-    /// on a tie (the simpler first).
+    /// on a near tie: the two that use one kind of capacity first, then the mixes.
     pub const CANDIDATES: [Policy; 6] = [
         Policy::SpotOnly,
+        Policy::OnDemandOnly,
         Policy::FallbackAfter { preemptions: 1 },
         Policy::FallbackAfter { preemptions: 2 },
         Policy::FallbackAfter { preemptions: 4 },
         Policy::DeadlineAware,
-        Policy::OnDemandOnly,
     ];
 
     /// A stable identifier with the parameter: `spot_only`, `fallback_after_2`, ...
