@@ -216,3 +216,167 @@ pub fn BreakEvenChart(
         </svg>
     }
 }
+
+/// One line of [`CompletionCdf`]: wall-clock hours at core's `CDF_QUANTILES`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CdfSeries {
+    /// Index into the policy colours (one colour per policy).
+    pub colour: usize,
+    /// What the line shows, for its tooltip.
+    pub name: String,
+    /// Drawn dashed (the model, where a replay is drawn solid beside it).
+    pub dashed: bool,
+    /// Hours at each quantile.
+    pub hours: Vec<f64>,
+}
+
+/// Colours of the policies, in core's order of candidates (staying on the offer first, running
+/// on-demand last).
+const POLICY_COLOURS: [&str; 6] = [
+    "#b3261e", "#d08c00", "#8c6bb1", "#3f7cac", "#0b5d4b", "#1a1f24",
+];
+
+/// The colour of the `k`-th policy of a risk report, in the chart and beside the table's rows.
+pub fn policy_colour(k: usize) -> &'static str {
+    POLICY_COLOURS[k % POLICY_COLOURS.len()]
+}
+
+/// Hours at or above this are a job that never finishes (core's horizon is 10 million hours).
+const NEVER: f64 = 1_000_000.0;
+
+/// A round step for about four ticks over `span`.
+fn nice_step(span: f64) -> f64 {
+    let raw = (span / 4.0).max(1e-9);
+    let magnitude = 10f64.powf(raw.log10().floor());
+    [1.0, 2.0, 5.0, 10.0]
+        .into_iter()
+        .map(|m| m * magnitude)
+        .find(|s| *s >= raw)
+        .unwrap_or(10.0 * magnitude)
+}
+
+/// The completion-time distribution under each policy: the share of runs finished (y) by each
+/// wall-clock hour (x), one line per policy and source of figures (the trace's replay solid, the
+/// model dashed beside it). Both axes titled with units, a legend of the policies.
+#[component]
+pub fn CompletionCdf(
+    lang: Lang,
+    series: Vec<CdfSeries>,
+    names: Vec<String>,
+    has_replay: bool,
+) -> impl IntoView {
+    let quantiles = gpufare_core::plan::risk::CDF_QUANTILES;
+    let legend_rows = names.len();
+    let (left, right, top, bottom) = (52.0, WIDTH - 16.0, 40.0, 230.0);
+    let height = bottom + 46.0 + legend_rows as f64 * 18.0 + 22.0;
+    let finite = |h: f64| h.is_finite() && h < NEVER;
+    let xmax_data = series
+        .iter()
+        .flat_map(|s| s.hours.iter().copied())
+        .filter(|h| finite(*h))
+        .fold(0.0, f64::max)
+        .max(1e-6);
+    let step = nice_step(xmax_data);
+    let xmax = (xmax_data / step).ceil() * step;
+    let sx = |h: f64| left + h.min(xmax) / xmax * (right - left);
+    let sy = |q: f64| bottom - q * (bottom - top);
+    let grid_y = [0.0, 0.25, 0.5, 0.75, 1.0]
+        .into_iter()
+        .map(|q| {
+            view! {
+                <line x1=format!("{left}") x2=format!("{right}") y1=format!("{:.1}", sy(q)) y2=format!("{:.1}", sy(q)) class="chart-grid" />
+                <text x=format!("{}", left - 6.0) y=format!("{:.1}", sy(q) + 4.0) text-anchor="end" class="chart-label">{format!("{:.0} %", q * 100.0)}</text>
+            }
+        })
+        .collect_view();
+    let ticks = (0i32..)
+        .map(|i| f64::from(i) * step)
+        .take_while(|x| *x <= xmax + step / 1000.0)
+        .map(|x| {
+            view! {
+                <line x1=format!("{:.1}", sx(x)) x2=format!("{:.1}", sx(x)) y1=format!("{bottom}") y2=format!("{}", bottom + 4.0) class="chart-axis" />
+                <text x=format!("{:.1}", sx(x)) y=format!("{}", bottom + 16.0) text-anchor="middle" class="chart-label">{format::number(x, 1)}</text>
+            }
+        })
+        .collect_view();
+    let lines = series
+        .iter()
+        .filter_map(|s| {
+            let points: Vec<(f64, f64)> = s
+                .hours
+                .iter()
+                .zip(quantiles)
+                .filter(|(h, _)| finite(**h))
+                .map(|(h, q)| (sx(*h), sy(q)))
+                .collect();
+            let (_, last_y) = *points.last()?;
+            let mut d = points
+                .iter()
+                .enumerate()
+                .map(|(i, (x, y))| format!("{}{x:.1} {y:.1}", if i == 0 { "M" } else { " L" }))
+                .collect::<String>();
+            // Runs that never finish: the line stays at the share finished to the plot's edge.
+            if points.len() < s.hours.len() {
+                d.push_str(&format!(" L{right:.1} {last_y:.1}"));
+            }
+            let at = |q: f64| {
+                quantiles
+                    .iter()
+                    .position(|x| (x - q).abs() < 1e-9)
+                    .and_then(|i| s.hours.get(i))
+                    .map(|h| format::hours(lang, *h))
+                    .unwrap_or_default()
+            };
+            let tip = format!("{}: P50 {}, P90 {}", s.name, at(0.5), at(0.9));
+            Some(view! {
+                <path
+                    d=d
+                    fill="none"
+                    stroke=policy_colour(s.colour)
+                    stroke-width="2.2"
+                    stroke-dasharray=if s.dashed { "6 4" } else { "none" }
+                    class=if s.dashed { "cdf-line model" } else { "cdf-line" }
+                >
+                    <title>{tip}</title>
+                </path>
+            })
+        })
+        .collect_view();
+    let legend_top = bottom + 50.0;
+    let legend = names
+        .iter()
+        .enumerate()
+        .map(|(k, name)| {
+            let x = left;
+            let y = legend_top + k as f64 * 18.0;
+            view! {
+                <line x1=format!("{x:.1}") x2=format!("{:.1}", x + 22.0) y1=format!("{:.1}", y - 4.0) y2=format!("{:.1}", y - 4.0)
+                    stroke=policy_colour(k) stroke-width="3" />
+                <text x=format!("{:.1}", x + 28.0) y=format!("{y:.1}") class="chart-legend">{name.clone()}</text>
+            }
+        })
+        .collect_view();
+    let style_note = if has_replay {
+        format!(
+            "{} · {}",
+            t(lang, Label::LegendReplay),
+            t(lang, Label::LegendModel)
+        )
+    } else {
+        t(lang, Label::LegendModelOnly).to_owned()
+    };
+    view! {
+        <svg class="chart" id="risk-cdf" viewBox=format!("0 0 {WIDTH} {height:.0}") role="img" aria-labelledby="risk-cdf-title">
+            <title id="risk-cdf-title">{t(lang, Label::ChartCdf)}</title>
+            <text x=format!("{}", left - 40.0) y="24" class="chart-label axis-title y-title">{t(lang, Label::ChartCdfY)}</text>
+            {grid_y}
+            <line x1=format!("{left}") x2=format!("{right}") y1=format!("{bottom}") y2=format!("{bottom}") class="chart-axis" />
+            <line x1=format!("{left}") x2=format!("{left}") y1=format!("{top}") y2=format!("{bottom}") class="chart-axis" />
+            {ticks}
+            <text x=format!("{}", (left + right) / 2.0) y=format!("{}", bottom + 34.0) text-anchor="middle" class="chart-label axis-title x-title">{t(lang, Label::ChartCdfX)}</text>
+            {lines}
+            {legend}
+            <text x=format!("{left}") y=format!("{:.1}", legend_top + legend_rows as f64 * 18.0 + 4.0) class="chart-legend style-note">{style_note}</text>
+        </svg>
+    }
+}

@@ -2,6 +2,7 @@
 //! reason beside the field when it is refused (the model keeps its last good value).
 
 use gpufare_core::numbers::input::{InputError, parse_decimal};
+use gpufare_core::numbers::problem::Problem;
 use leptos::prelude::*;
 use rust_decimal::Decimal;
 
@@ -107,19 +108,31 @@ pub fn NumField(
                 on:input=move |ev| {
                     let typed = event_target_value(&ev);
                     text.set(typed.clone());
-                    let checked = read(&typed, max, optional).and_then(|v| match v {
-                        Some(x) if whole && !x.fract().is_zero() => {
-                            Err(InputError::NotANumber { input: typed.clone() })
-                        }
-                        Some(x) if min.is_some_and(|m| x < m) => Err(InputError::Negative),
-                        other => Ok(other),
-                    });
+                    let lang = lang.get_untracked();
+                    let checked = read(&typed, max, optional)
+                        .and_then(|v| match v {
+                            Some(x) if whole && !x.fract().is_zero() => {
+                                Err(InputError::NotANumber { input: typed.clone() })
+                            }
+                            other => Ok(other),
+                        })
+                        .map_err(|e| errors::input_error(lang, &e))
+                        .and_then(|v| match (v, min) {
+                            (Some(x), Some(m)) if x < m && m.is_zero() => {
+                                Err(errors::input_error(lang, &InputError::Negative))
+                            }
+                            (Some(x), Some(m)) if x < m => Err(errors::problem(
+                                lang,
+                                &Problem::OutOfRange { min: f(m), max: f(max) },
+                            )),
+                            (other, _) => Ok(other),
+                        });
                     match checked {
                         Ok(v) => {
                             error.set(None);
                             on_value(v);
                         }
-                        Err(e) => error.set(Some(errors::input_error(lang.get_untracked(), &e))),
+                        Err(e) => error.set(Some(e)),
                     }
                 }
             />
@@ -189,6 +202,16 @@ pub fn lazy_view(
     load: impl std::future::Future<Output = Result<ViewFn, leptos::wasm_split::SplitLoaderError>>
     + 'static,
 ) -> AnyView {
+    lazy_view_boxed(lang, Box::pin(load))
+}
+
+/// A chunk's view on its way, whatever the chunk.
+type Loading = std::pin::Pin<
+    Box<dyn std::future::Future<Output = Result<ViewFn, leptos::wasm_split::SplitLoaderError>>>,
+>;
+
+/// [`lazy_view`] for any chunk, compiled once rather than once per chunk.
+fn lazy_view_boxed(lang: ReadSignal<Lang>, load: Loading) -> AnyView {
     let slot = RwSignal::new(None::<Option<ViewFn>>);
     leptos::task::spawn_local(async move { slot.set(Some(load.await.ok())) });
     (move || match slot.get() {

@@ -31,13 +31,32 @@ pub fn currency_name(lang: Lang, currency: Currency) -> &'static str {
 
 /// Hours with one decimal below 100 and none above, e.g. `7.5 h` / `7.5 小时`.
 pub fn hours(lang: Lang, h: f64) -> String {
-    let n = if !h.is_finite() || h >= 9_999_999.0 {
+    with_hours(lang, hours_number(h))
+}
+
+/// The number of [`hours`] without its unit: `∞` for a job that never finishes.
+pub fn hours_number(h: f64) -> String {
+    if !h.is_finite() || h >= 9_999_999.0 {
         "∞".to_owned()
     } else if h >= 100.0 {
         group_thousands(&format!("{h:.0}"))
     } else {
         format!("{h:.1}")
-    };
+    }
+}
+
+/// Hours with two decimals below 10 (short spells and gaps), one below 1,000, else as [`hours`].
+pub fn hours_fine(lang: Lang, h: f64) -> String {
+    if h.is_finite() && h < 10.0 {
+        with_hours(lang, format!("{h:.2}"))
+    } else if h.is_finite() && h < 1000.0 {
+        with_hours(lang, format!("{h:.1}"))
+    } else {
+        hours(lang, h)
+    }
+}
+
+fn with_hours(lang: Lang, n: String) -> String {
     match lang {
         Lang::En => format!("{n} h"),
         Lang::Zh => format!("{n} 小时"),

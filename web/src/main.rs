@@ -14,8 +14,10 @@ mod offers;
 mod profile_view;
 mod rent_view;
 mod results;
+mod risk_view;
 mod state;
 mod task_form;
+mod trace_view;
 mod vocab;
 
 use gpufare_core::offers::default::default_catalog;
@@ -41,6 +43,8 @@ fn App() -> impl IntoView {
     let plan: Memo<Result<PlanResult, PlanError>> =
         Memo::new(move |_| scenario.with(|s| s.plan(default_catalog())));
     let share = RwSignal::new(None::<String>);
+    // The offer whose interruption risk is shown (none picked: the recommended one).
+    let pick = RwSignal::new(None::<String>);
 
     view! {
         <header>
@@ -104,9 +108,9 @@ fn App() -> impl IntoView {
             </div>
             <div class="results-column">
                 <export_view::ExportBar lang=lang scenario=scenario plan=plan />
-                <results::Results lang=lang scenario=scenario plan=plan />
+                <results::Results lang=lang scenario=scenario plan=plan pick=pick />
             </div>
-            <offers::OffersTable lang=lang scenario=scenario />
+            <offers::OffersTable lang=lang scenario=scenario pick=pick />
             <fields::Disclosure id="quick-rent" class="card wide" summary=Signal::derive(move || t(lang.get(), Label::QuickRent).to_owned())>
                 <rent_view::RentCalculator lang=lang />
             </fields::Disclosure>

@@ -14,7 +14,7 @@ use gpufare_core::scenario::document::Scenario;
 use leptos::prelude::*;
 use rust_decimal::Decimal;
 
-use crate::fields::{Disclosure, HeaderRow, NumField};
+use crate::fields::{Disclosure, HeaderRow, NumField, lazy_view};
 use crate::format;
 use crate::vocab::{Label, Lang, errors, model, t};
 
@@ -29,7 +29,12 @@ enum SortKey {
 
 /// The offers card.
 #[component]
-pub fn OffersTable(lang: ReadSignal<Lang>, scenario: RwSignal<Scenario>) -> impl IntoView {
+pub fn OffersTable(
+    lang: ReadSignal<Lang>,
+    scenario: RwSignal<Scenario>,
+    /// The offer whose interruption risk is shown.
+    pick: RwSignal<Option<String>>,
+) -> impl IntoView {
     let sort = RwSignal::new(SortKey::Price);
     let edited: Memo<Catalog> =
         Memo::new(move |_| scenario.with(|s| s.edits.apply(default_catalog())));
@@ -80,6 +85,7 @@ pub fn OffersTable(lang: ReadSignal<Lang>, scenario: RwSignal<Scenario>) -> impl
                     </tbody>
                 </table>
             </div>
+            <crate::trace_view::TracesPanel lang=lang scenario=scenario pick=pick />
             <Discounts lang=lang scenario=scenario />
             <AddOffer lang=lang scenario=scenario />
             <crate::catalog_io::CatalogIo lang=lang scenario=scenario />
@@ -319,8 +325,29 @@ fn Discounts(lang: ReadSignal<Lang>, scenario: RwSignal<Scenario>) -> impl IntoV
     }
 }
 
+/// The form for a quote of one's own, closed at first; it is in a chunk of the site fetched when
+/// it is first opened.
 #[component]
 fn AddOffer(lang: ReadSignal<Lang>, scenario: RwSignal<Scenario>) -> impl IntoView {
+    view! {
+        <Disclosure id="add-offer-panel" class="add-offer" summary=Signal::derive(move || t(lang.get(), Label::AddOffer).to_owned())>
+            {move || lazy_view(lang, add_offer_panel(lang, scenario))}
+        </Disclosure>
+    }
+}
+
+/// The form's content, from its chunk; the error is that chunk failing to load.
+#[leptos::wasm_split::wasm_split(quote, wasm_split_path = ::leptos::wasm_split, fallible)]
+fn add_offer_panel(
+    lang: ReadSignal<Lang>,
+    scenario: RwSignal<Scenario>,
+) -> Result<ViewFn, leptos::wasm_split::SplitLoaderError> {
+    Ok(ViewFn::from(move || {
+        add_offer_body(lang, scenario).into_any()
+    }))
+}
+
+fn add_offer_body(lang: ReadSignal<Lang>, scenario: RwSignal<Scenario>) -> impl IntoView {
     let provider = RwSignal::new("My quote".to_owned());
     let gpu = RwSignal::new("RTX4090".to_owned());
     let tenancy = RwSignal::new(Tenancy::Dedicated);
@@ -354,7 +381,6 @@ fn AddOffer(lang: ReadSignal<Lang>, scenario: RwSignal<Scenario>) -> impl IntoVi
         });
     };
     view! {
-        <Disclosure id="add-offer-panel" class="add-offer" summary=Signal::derive(move || t(lang.get(), Label::AddOffer).to_owned())>
             <div class="grid2">
                 <div class="field">
                     <label for="new-provider">{move || t(lang.get(), Label::Provider)}</label>
@@ -404,6 +430,5 @@ fn AddOffer(lang: ReadSignal<Lang>, scenario: RwSignal<Scenario>) -> impl IntoVi
                     {format!("{}: {}", t(lang.get(), Label::QuoteRefused), errors::field_error(lang.get(), &e))}
                 </p>
             })}
-        </Disclosure>
     }
 }

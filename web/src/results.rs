@@ -9,6 +9,7 @@ use gpufare_core::plan::reason::Reason;
 use gpufare_core::plan::security::{checklist, required_controls};
 use gpufare_core::plan::{PlanError, PlanResult};
 use gpufare_core::scenario::document::Scenario;
+use gpufare_core::task::policy::Policy;
 use leptos::prelude::*;
 
 use crate::charts::{BreakEvenChart, CostBars, TimeRanges};
@@ -22,7 +23,8 @@ const CHARTED: usize = 8;
 /// Ranked options on the printout; style.css hides rows after this many (`nth-child(n+6)`).
 const PRINTED: usize = 5;
 
-fn offer_title(lang: Lang, o: &OptionResult) -> String {
+/// An offer as the ranking names it: provider, GPUs, sharing and billing.
+pub fn offer_title(lang: Lang, o: &OptionResult) -> String {
     format!(
         "{} · {}×{} · {} · {}",
         o.provider,
@@ -50,6 +52,8 @@ pub fn Results(
     lang: ReadSignal<Lang>,
     scenario: RwSignal<Scenario>,
     plan: Memo<Result<PlanResult, PlanError>>,
+    /// The offer whose interruption risk is shown.
+    pick: RwSignal<Option<String>>,
 ) -> impl IntoView {
     view! {
         <section aria-labelledby="results-heading" class="card wide results" aria-live="polite">
@@ -62,14 +66,22 @@ pub fn Results(
                     }.into_any(),
                     Ok(result) => view! {
                         <Decision lang=lang result=result.clone() />
-                        <Ranking lang=lang result=result.clone() />
-                        <Charts lang=lang result=result.clone() />
-                        <Hybrid lang=lang result=result.clone() />
-                        <BreakEven lang=lang result=result.clone() />
-                        <Security lang=lang result=result.clone() scenario=scenario />
-                        <Assumptions lang=lang result=result />
+                        <Ranking lang=lang result=result.clone() pick=pick />
+                        <Charts lang=lang result=result />
                     }.into_any(),
                 }
+            }}
+            // Outside the blocks rebuilt on every recompute, so that it stays open while the task
+            // is edited.
+            <crate::risk_view::RiskPanel lang=lang plan=plan pick=pick />
+            {move || {
+                let lang = lang.get();
+                plan.get().ok().map(|result| view! {
+                    <Hybrid lang=lang result=result.clone() />
+                    <BreakEven lang=lang result=result.clone() />
+                    <Security lang=lang result=result.clone() scenario=scenario />
+                    <Assumptions lang=lang result=result />
+                })
             }}
         </section>
     }
@@ -102,7 +114,7 @@ fn Decision(lang: Lang, result: PlanResult) -> impl IntoView {
 }
 
 #[component]
-fn Ranking(lang: Lang, result: PlanResult) -> impl IntoView {
+fn Ranking(lang: Lang, result: PlanResult, pick: RwSignal<Option<String>>) -> impl IntoView {
     let feasible: Vec<OptionResult> = result
         .options
         .iter()
@@ -139,7 +151,17 @@ fn Ranking(lang: Lang, result: PlanResult) -> impl IntoView {
                             )}
                             {o.deadline_miss_probability.map(|p| format!(" · {} {}", t(lang, Label::MissProb), format::percent(p)))}
                             {o.io_hours_per_run.map(|h| format!(" · {} +{}", t(lang, Label::IoMeasured), format::hours(lang, h)))}
+                            {o.policy.filter(|p| *p != Policy::SpotOnly).map(|p| format!(" · {}{}{}", t(lang, Label::Policy), crate::vocab::pick(lang, ": ", "："), model::policy(lang, &p)))}
                         </span>
+                        {o.risk.is_some().then(|| {
+                            let id = o.offer_id.clone();
+                            view! {
+                                " "
+                                <button type="button" class="risk-link" data-offer=id.clone() on:click=move |_| crate::risk_view::show_risk(pick, id.clone())>
+                                    {t(lang, Label::ShowRisk)}
+                                </button>
+                            }
+                        })}
                     </td>
                     <td><span class=format!("badge fit-{fit}")>{model::vram_fit(lang, o.vram_fit)}</span></td>
                     <td>{format!("{} / {}", format::hours(lang, o.hours_expected), format::hours(lang, o.hours_p90))}</td>

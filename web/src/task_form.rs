@@ -7,6 +7,7 @@ use gpufare_core::task::document::{
     Bound, DEFAULT_BASE_LATENCY_MS, DEFAULT_RESTART_HOURS, DEFAULT_SERVICE_MONTHS, Sensitivity,
     TaskKind,
 };
+use gpufare_core::task::policy::{MAX_FALLBACK_AFTER, Policy};
 use gpufare_core::task::presets::{PRESET_IDS, preset};
 use leptos::prelude::*;
 use rust_decimal::Decimal;
@@ -236,6 +237,9 @@ pub fn TaskForm(lang: ReadSignal<Lang>, scenario: RwSignal<Scenario>) -> impl In
                 value=Signal::derive(move || scenario.with(|s| s.task.interruptible))
                 on_value=move |v| scenario.update(|s| s.task.interruptible = v)
             />
+            <Show when=move || scenario.with(|s| s.task.interruptible)>
+                <PolicyField lang=lang scenario=scenario />
+            </Show>
             <div class="grid2">
                 {num(lang, scenario, "checkpoint", Label::Checkpoint, 1_000_000, true,
                     |s| s.task.checkpoint.map(|c| d(c.interval_hours)),
@@ -243,6 +247,9 @@ pub fn TaskForm(lang: ReadSignal<Lang>, scenario: RwSignal<Scenario>) -> impl In
                 {num(lang, scenario, "restart", Label::Restart, 10_000, false,
                     |s| Some(d(s.task.checkpoint.map_or(DEFAULT_RESTART_HOURS, |c| c.restart_overhead_hours))),
                     |s, v| if let Some(c) = &mut s.task.checkpoint { c.restart_overhead_hours = f(v.unwrap_or_default()) })}
+                {num(lang, scenario, "checkpoint-save", Label::CheckpointSave, 600_000, true,
+                    |s| s.task.checkpoint.and_then(|c| c.save_minutes).map(d),
+                    |s, v| if let Some(c) = &mut s.task.checkpoint { c.save_minutes = v.map(f) })}
                 {num(lang, scenario, "max-queue", Label::MaxQueue, 1_000_000, true,
                     |s| s.task.max_queue_hours.map(d), |s, v| s.task.max_queue_hours = v.map(f))}
                 {num(lang, scenario, "value-of-time", Label::ValueOfTime, 1_000_000_000, false,
@@ -263,6 +270,77 @@ pub fn TaskForm(lang: ReadSignal<Lang>, scenario: RwSignal<Scenario>) -> impl In
                     |s| s.task.data_download_gb.map(d), |s, v| s.task.data_download_gb = v.map(f))}
             </div>
         </section>
+    }
+}
+
+/// What to do on interruptible offers: core's choice (the cheapest policy that finishes) or one
+/// fixed policy, with the number of preemptions before moving to on-demand.
+#[component]
+fn PolicyField(lang: ReadSignal<Lang>, scenario: RwSignal<Scenario>) -> impl IntoView {
+    const DEFAULT_AFTER: u32 = 2;
+    let kind = move || {
+        scenario.with(|s| match s.task.spot_policy {
+            None => "auto",
+            Some(Policy::SpotOnly) => "spot_only",
+            Some(Policy::FallbackAfter { .. }) => "fallback_after",
+            Some(Policy::DeadlineAware) => "deadline_aware",
+            Some(Policy::OnDemandOnly) => "on_demand_only",
+        })
+    };
+    let choices = [
+        ("auto", Label::PolicyAuto),
+        ("spot_only", Label::PolicySpotOnly),
+        ("fallback_after", Label::PolicyFallback),
+        ("deadline_aware", Label::PolicyDeadline),
+        ("on_demand_only", Label::PolicyOnDemand),
+    ];
+    view! {
+        <div class="grid2">
+            <div class="field">
+                <label for="spot-policy">{move || t(lang.get(), Label::SpotPolicy)}</label>
+                <select
+                    id="spot-policy"
+                    aria-describedby="spot-policy-hint"
+                    on:change=move |ev| {
+                        let policy = match event_target_value(&ev).as_str() {
+                            "spot_only" => Some(Policy::SpotOnly),
+                            "fallback_after" => Some(Policy::FallbackAfter { preemptions: DEFAULT_AFTER }),
+                            "deadline_aware" => Some(Policy::DeadlineAware),
+                            "on_demand_only" => Some(Policy::OnDemandOnly),
+                            _ => None,
+                        };
+                        scenario.update(|s| s.task.spot_policy = policy);
+                    }
+                >
+                    {choices
+                        .into_iter()
+                        .map(|(value, label)| view! {
+                            <option value=value selected=move || kind() == value>{move || t(lang.get(), label)}</option>
+                        })
+                        .collect_view()}
+                </select>
+                <span class="hint" id="spot-policy-hint">{move || t(lang.get(), Label::PolicyHint)}</span>
+            </div>
+            <Show when=move || kind() == "fallback_after">
+                <NumField
+                    id="fallback-after"
+                    label=Signal::derive(move || t(lang.get(), Label::FallbackAfter).to_owned())
+                    value=Signal::derive(move || scenario.with(|s| match s.task.spot_policy {
+                        Some(Policy::FallbackAfter { preemptions }) => Some(Decimal::from(preemptions)),
+                        _ => None,
+                    }))
+                    on_value=move |v| {
+                        if let Some(n) = v.and_then(|n| u32::try_from(n).ok()) {
+                            scenario.update(|s| s.task.spot_policy = Some(Policy::FallbackAfter { preemptions: n }));
+                        }
+                    }
+                    max=Decimal::from(MAX_FALLBACK_AFTER)
+                    whole=true
+                    min=Decimal::ONE
+                    lang=lang
+                />
+            </Show>
+        </div>
     }
 }
 

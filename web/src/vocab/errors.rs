@@ -129,6 +129,16 @@ pub fn field(lang: Lang, name: &str) -> String {
         "security" => Some(Label::SecurityControls),
         "slowdown.median" | "slowdown.p99" => Some(Label::Slowdown),
         "io.disk_read_mb_s" | "io.download_mbit_s" => Some(Label::IoMeasured),
+        "checkpoint.save_minutes" => Some(Label::CheckpointSave),
+        "spot_policy.preemptions" => Some(Label::FallbackAfter),
+        "interruption_per_hour" => Some(Label::InterruptionPerHour),
+        "mtbi_hours" => Some(Label::Mtbi),
+        "interruption_low_per_hour" | "interruption_high_per_hour" => {
+            Some(Label::InterruptionRange)
+        }
+        "capacity_gap_hours" => Some(Label::CapacityGap),
+        "notice_seconds" => Some(Label::NoticeSeconds),
+        "fallback" => Some(Label::FallbackOffer),
         "context_tokens" | "sequence_tokens" => Some(Label::EstTokens),
         "concurrency" | "micro_batch" => Some(Label::EstBatch),
         "training_tokens" => Some(Label::EstTrainTokens),
@@ -269,24 +279,25 @@ pub fn scenario_error(lang: Lang, err: &ScenarioError) -> String {
 /// Words why a preemption trace could not be read.
 pub fn trace_error(lang: Lang, err: &TraceError) -> String {
     if lang == Lang::En {
-        return err.to_string();
+        return trace_error_en(err);
     }
     match err {
         TraceError::TooLarge { bytes, max } => {
             format!("文件有 {bytes} 字节，轨迹文件最多读取 {max} 字节")
         }
-        TraceError::Json(p) => format!("不是轨迹文件：{}", json_problem(lang, p)),
+        TraceError::Json(p) => format!("不是轨迹文件（{}）", json_problem(lang, p)),
         TraceError::Empty => "轨迹中没有任何采样".to_owned(),
         TraceError::TooManyTicks { max } => format!("轨迹的采样超过 {max} 个"),
         TraceError::BadTick { value } => {
-            format!("gap_seconds 必须大于 0 且不超过 86400，而不是 {value}")
+            format!("采样间隔 `gap_seconds` 为 {value}：必须大于 0 秒且不超过 86400 秒")
         }
         TraceError::BadCount { at, value } => {
             let at = match at.strip_prefix("line ") {
                 Some(n) => format!("第 {n} 行"),
-                None => at.clone(),
+                None => format!("`{at}`"),
             };
-            format!("{at}：{value} 不是实例数（应为从 0 起的整数）")
+            let value = value.trim_matches('"');
+            format!("{at}：“{value}”不是实例数（实例数应为 0 或正整数）")
         }
         TraceError::BadTimestamp { line, value } => format!(
             "第 {line} 行：“{value}”不是时间戳（应为秒数，或 RFC 3339 格式，如 2023-04-22T10:00:00Z）"
@@ -295,6 +306,39 @@ pub fn trace_error(lang: Lang, err: &TraceError) -> String {
         TraceError::BadRow { line } => format!("第 {line} 行：应有两列，时间戳和实例数"),
         TraceError::TooLong { max } => format!("轨迹覆盖的时间超过 {max} 小时"),
         TraceError::NeverRunning => "轨迹中从未有实例运行（所有计数都是 0）".to_owned(),
+    }
+}
+
+/// [`trace_error`] in English (worded here, not taken from core's messages, so that both
+/// languages live in the vocabulary).
+fn trace_error_en(err: &TraceError) -> String {
+    match err {
+        TraceError::TooLarge { bytes, max } => {
+            format!("the file is {bytes} bytes; traces up to {max} bytes are read")
+        }
+        TraceError::Json(p) => format!(
+            "not a trace (line {}, column {}): {}",
+            p.line, p.column, p.detail
+        ),
+        TraceError::Empty => "the trace has no samples".to_owned(),
+        TraceError::TooManyTicks { max } => format!("the trace has more than {max} samples"),
+        TraceError::BadTick { value } => {
+            format!("gap_seconds must be above 0 and at most 86400, not {value}")
+        }
+        TraceError::BadCount { at, value } => {
+            format!("{at}: {value} is not a count of instances (a whole number from 0)")
+        }
+        TraceError::BadTimestamp { line, value } => format!(
+            "line {line}: \"{value}\" is not a timestamp (seconds, or RFC 3339 like 2023-04-22T10:00:00Z)"
+        ),
+        TraceError::NotIncreasing { line } => format!("line {line}: the timestamps must increase"),
+        TraceError::BadRow { line } => {
+            format!("line {line}: expected two columns, a timestamp and a count")
+        }
+        TraceError::TooLong { max } => format!("the trace covers more than {max} hours"),
+        TraceError::NeverRunning => {
+            "no instance ever runs in this trace (every count is 0)".to_owned()
+        }
     }
 }
 

@@ -4,6 +4,7 @@
 
 use gpufare_core::Granularity;
 use gpufare_core::offers::billing::BillingMode;
+use gpufare_core::offers::interruption::RateForm;
 use gpufare_core::offers::offer::{RegionClass, SecurityControl};
 use gpufare_core::offers::tenancy::{SlowdownSource, Tenancy};
 use gpufare_core::plan::assumption::Assumption;
@@ -12,6 +13,7 @@ use gpufare_core::plan::feasibility::VramFit;
 use gpufare_core::plan::hybrid::PhaseKind;
 use gpufare_core::profile::verdict::{Finding, Level, VerdictKind};
 use gpufare_core::task::document::{Sensitivity, TaskKind};
+use gpufare_core::task::policy::Policy;
 use gpufare_core::workload::quick::QuickMethod;
 
 use crate::vocab::{Label, Lang, pick, t};
@@ -354,4 +356,37 @@ pub fn assumption(lang: Lang, a: &Assumption) -> (String, String, String) {
             None => (id.to_owned(), a.value.clone(), a.source.clone()),
         },
     }
+}
+
+/// A policy for interruptible capacity, in a few words.
+pub fn policy(lang: Lang, p: &Policy) -> String {
+    match (lang, p) {
+        (Lang::En, Policy::SpotOnly) => "stay on the offer".to_owned(),
+        (Lang::En, Policy::FallbackAfter { preemptions: 1 }) => {
+            "move to on-demand at the first preemption".to_owned()
+        }
+        (Lang::En, Policy::FallbackAfter { preemptions }) => {
+            format!("move to on-demand after {preemptions} preemptions")
+        }
+        (Lang::En, Policy::DeadlineAware) => "deadline-aware".to_owned(),
+        (Lang::En, Policy::OnDemandOnly) => "on-demand only".to_owned(),
+        (Lang::Zh, Policy::SpotOnly) => "始终留在该方案上".to_owned(),
+        (Lang::Zh, Policy::FallbackAfter { preemptions }) => {
+            format!("被抢占 {preemptions} 次后改用按需")
+        }
+        (Lang::Zh, Policy::DeadlineAware) => "截止时间感知".to_owned(),
+        (Lang::Zh, Policy::OnDemandOnly) => "全程按需".to_owned(),
+    }
+}
+
+/// How an offer gave its interruption rate.
+pub fn rate_form(lang: Lang, f: RateForm) -> &'static str {
+    t(
+        lang,
+        match f {
+            RateForm::PerHour => Label::FormPerHour,
+            RateForm::Mtbi => Label::FormMtbi,
+            RateForm::PerMonth => Label::FormPerMonth,
+        },
+    )
 }

@@ -131,8 +131,7 @@ fn chinese(r: &Reason) -> String {
             p("per_running_hour")
         ),
         RuleId::SpotPolicy => format!(
-            "策略 {}：{}；预期总成本 {}（一直留在可中断方案上为 {}，节省 {}）",
-            p("policy"),
+            "应对策略：{}；期望总成本 {}（一直留在该方案上为 {}，节省 {}）",
             policy_words(&p("policy"), &p("fallback")),
             p("total"),
             p("spot_only_total"),
@@ -145,11 +144,13 @@ fn chinese(r: &Reason) -> String {
 pub fn policy_words(id: &str, fallback: &str) -> String {
     match id {
         "spot_only" => "始终留在可中断方案上".to_owned(),
-        "deadline_aware" => format!("截止时间余量够用时留在可中断方案上，不够时改用 {fallback}"),
-        "on_demand_only" => format!("全部在 {fallback} 上运行"),
+        "deadline_aware" => {
+            format!("截止时间前的余量够用时留在可中断方案上，不够时改用 {fallback}")
+        }
+        "on_demand_only" => format!("全程在 {fallback} 上运行"),
         other => match other.strip_prefix("fallback_after_") {
             Some(n) => format!("被抢占 {n} 次后改用 {fallback}"),
-            None => other.to_owned(),
+            None => format!("`{other}`"),
         },
     }
 }
