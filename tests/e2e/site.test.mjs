@@ -463,6 +463,261 @@ test('the site and the CLI price the same scenarios to the cent (parity)', async
   }
 });
 
+// Preemption traces and the risk of interruptible offers. The trace is the public Can't Be Late
+// V100 trace of us-east-1c (tests/fixtures/traces), attached to the default catalog's g5.xlarge
+// spot offer; the SD LoRA preset can run there.
+const TRACE = join(here, '../fixtures/traces/aws-2023-04-22-us-east-1c-p3.2xlarge-v100.json');
+const TRACE_NAME = 'aws-2023-04-22-us-east-1c-p3.2xlarge-v100.json';
+const SPOT = 'aws-use1-g5xl-spot';
+
+/** The task a preset starts from, picked as a person would, once the page has taken it. */
+async function choosePreset(page, preset) {
+  await page.selectOption('#preset', preset);
+  await page.waitForFunction((p) => JSON.parse(localStorage.getItem('gpufare.scenario')).preset === p, preset);
+}
+
+/** The saved scenario, as the page keeps it. */
+const savedScenario = (page) => page.evaluate(() => localStorage.getItem('gpufare.scenario'));
+
+/** Attaches `file` to `offer` in the traces panel and waits for what it holds. */
+async function attachTrace(page, offer, file) {
+  await openPanel(page, '#traces');
+  await page.setInputFiles(`#trace-file-${offer}`, file);
+  await page.locator(`#traces-table dl.trace-stats[data-offer="${offer}"]`).waitFor();
+}
+
+/** `x` with `d` decimals as Rust's `{:.d}` writes it: the exact binary value, ties to even. */
+function fixed(x, d) {
+  const [int, frac] = Math.abs(x).toFixed(Math.min(100, d + 70)).split('.');
+  const rest = frac.slice(d);
+  const digits = `${int}${frac.slice(0, d)}`.split('').map(Number);
+  const above = rest[0] > '5' || (rest[0] === '5' && /[1-9]/.test(rest.slice(1)));
+  const tie = rest[0] === '5' && !/[1-9]/.test(rest.slice(1));
+  if (above || (tie && digits[digits.length - 1] % 2 === 1)) {
+    let i = digits.length - 1;
+    while (i >= 0 && digits[i] === 9) digits[i--] = 0;
+    if (i < 0) digits.unshift(1); else digits[i] += 1;
+  }
+  const s = digits.join('');
+  const whole = s.slice(0, s.length - d) || '0';
+  return `${x < 0 ? '-' : ''}${whole}${d ? `.${s.slice(s.length - d)}` : ''}`;
+}
+
+/** The site's ways of writing numbers (web/src/format.rs), in one language. */
+function siteFormat(lang) {
+  const zh = lang === 'zh';
+  const unit = (n) => (zh ? `${n} 小时` : `${n} h`);
+  const hoursNumber = (h) => (h >= 9999999 ? '∞' : h >= 100 ? groupThousands(fixed(h, 0)) : fixed(h, 1));
+  return {
+    money: (x, currency = 'CNY') => `${groupThousands(fixed(x, 2))} ${zh ? { CNY: '元', USD: '美元' }[currency] : currency}`,
+    hoursNumber,
+    hoursFine: (h) => unit(h < 10 ? fixed(h, 2) : h < 1000 ? fixed(h, 1) : hoursNumber(h)),
+    percent: (p) => `${fixed(p * 100, 1)} %`,
+    number: (x, d) => { const s = fixed(x, d); return s.includes('.') ? s.replace(/0+$/, '').replace(/\.$/, '') : s; },
+  };
+}
+
+/** What the site writes for each figure of a trace (web/src/trace_view.rs), from core's stats. */
+function traceFacts(s, lang) {
+  const f = siteFormat(lang);
+  const h = f.hoursFine;
+  const r = (x) => fixed(x, 3);
+  const ticks = groupThousands(String(s.ticks));
+  const tick = f.number(s.tick_seconds, 1);
+  return lang === 'zh' ? {
+    file: s.name,
+    hours: `${h(s.hours)}（${ticks} 个采样，每 ${tick} 秒一个）`,
+    preemptions: `${s.preemptions} 次（按实际时间每小时 ${r(s.per_wall_hour)} 次，按运行时间每小时 ${r(s.per_running_hour)} 次）`,
+    running: `${h(s.running_hours)}，占 ${f.percent(s.running_share)} 的时间`,
+    spells: `${s.spells.count} 段，中位数 ${h(s.spells.median_hours)}，P90 ${h(s.spells.p90_hours)}，平均 ${h(s.spells.mean_hours)}`,
+    gaps: `${s.gaps.count} 个，中位数 ${h(s.gaps.median_hours)}，P90 ${h(s.gaps.p90_hours)}，平均 ${h(s.gaps.mean_hours)}`,
+    fitted: `每运行小时抢占 ${r(s.fitted.rate_per_hour)} 次；空档平均 ${h(s.fitted.gap_mean_hours)}；有实例可用的时间占 ${f.percent(s.fitted.availability)}；开始时平均等待 ${h(s.fitted.start_wait_mean_hours)}才有实例`,
+  } : {
+    file: s.name,
+    hours: `${h(s.hours)} (${ticks} samples of ${tick} s)`,
+    preemptions: `${s.preemptions} (${r(s.per_wall_hour)} per wall-clock hour, ${r(s.per_running_hour)} per running hour)`,
+    running: `${h(s.running_hours)}, ${f.percent(s.running_share)} of the time`,
+    spells: `${s.spells.count}, median ${h(s.spells.median_hours)}, P90 ${h(s.spells.p90_hours)}, mean ${h(s.spells.mean_hours)}`,
+    gaps: `${s.gaps.count}, median ${h(s.gaps.median_hours)}, P90 ${h(s.gaps.p90_hours)}, mean ${h(s.gaps.mean_hours)}`,
+    fitted: `${r(s.fitted.rate_per_hour)} preemptions per running hour; gaps of ${h(s.fitted.gap_mean_hours)} on average; an instance available ${f.percent(s.fitted.availability)} of the time; ${h(s.fitted.start_wait_mean_hours)} mean wait for one at a start`,
+  };
+}
+
+/** `gpufare plan ... --format json`, parsed. */
+function cliPlan(args) {
+  const bin = process.env.GPUFARE_BIN;
+  assert.ok(bin, 'GPUFARE_BIN must name the gpufare binary built in this run');
+  return JSON.parse(execFileSync(bin, ['plan', ...args, '--format', 'json'], { encoding: 'utf8', maxBuffer: 64 << 20 }));
+}
+
+/** Checks that the risk panel shows `risk` (core's report, from the CLI) figure for figure. */
+async function assertRiskShown(page, option, lang) {
+  const f = siteFormat(lang);
+  const risk = option.risk;
+  const table = page.locator(`#policy-table[data-offer="${option.offer_id}"]`);
+  await table.waitFor();
+  assert.equal(await table.getAttribute('data-chosen'), option.policy, 'the chosen policy');
+  assert.equal(await table.locator('tr.chosen').first().getAttribute('data-policy'), option.policy);
+  let lines = 0;
+  for (const p of risk.policies) {
+    for (const [source, out] of [['replay', p.replay], ['model', p.model]]) {
+      const row = table.locator(`tr[data-policy="${p.id}"][data-source="${source}"]`);
+      if (!out) {
+        assert.equal(await row.count(), 0, `${p.id}: no ${source} row without a trace`);
+        continue;
+      }
+      lines += 1;
+      const cells = await row.evaluate((tr) => Object.fromEntries([...tr.querySelectorAll('td[class]')].map((td) => [td.className.split(' ').pop(), td.textContent])));
+      const expected = {
+        total: f.money(out.total_expected),
+        'total-p90': f.money(out.total_p90),
+        hours: [out.hours_p50, out.hours_p90, out.hours_p99].map(f.hoursNumber).join(' / '),
+        billed: f.hoursNumber(out.billed_hours_mean),
+        moved: f.percent(out.switched_share),
+        miss: out.deadline_miss_probability === undefined ? '—' : f.percent(out.deadline_miss_probability),
+      };
+      for (const [key, value] of Object.entries(expected)) assert.equal(cells[key], value, `${p.id} ${source} ${key}`);
+    }
+  }
+  assert.equal(await page.locator('#risk-cdf path.cdf-line').count(), lines, 'one line per policy and source');
+  assert.equal(await page.locator('#risk-cdf path.cdf-line.model').count(), risk.policies.filter((p) => p.replay).length, 'the model dashed beside each replay');
+  const inputs = page.locator('#risk-inputs');
+  assert.equal(await inputs.getAttribute('data-source'), risk.rate_source);
+  assert.ok((await inputs.locator('dd[data-key=rate]').textContent()).startsWith(`${f.number(risk.rate_per_hour, 4)} `), 'the rate the model used');
+  assert.equal(await inputs.locator('dd[data-key=gap]').textContent(), f.hoursFine(risk.gap_hours));
+  assert.match(await inputs.locator('dd[data-key=notice]').textContent(), new RegExp(`^${f.number(risk.notice_seconds, 0)} `));
+  assert.match(await inputs.locator('dd[data-key=fallback]').textContent(), new RegExp(risk.fallback_offer ?? '^'));
+}
+
+for (const [locale, lang] of [['en-US', 'en'], ['zh-CN', 'zh']]) test(`a preemption trace shows what it holds, and the risk panel every policy as the CLI prices it (${locale})`, async (t) => {
+  const page = await openSite(t, { locale });
+  await choosePreset(page, 'sd_lora');
+  await attachTrace(page, SPOT, TRACE);
+  const cli = cliPlan(['--task', join(here, '../../examples/sd_lora.json'), '--trace', `${SPOT}=${TRACE}`]);
+  const option = cli.options.find((o) => o.offer_id === SPOT);
+  assert.ok(option.feasible && option.risk.trace, 'the CLI replays the trace on the offer');
+  assert.equal(option.risk.rate_source, 'trace');
+
+  // What was read: span, preemptions, running share, spells and gaps, the fitted model.
+  const facts = page.locator(`#traces-table dl.trace-stats[data-offer="${SPOT}"]`);
+  const shown = await facts.evaluate((dl) => Object.fromEntries([...dl.querySelectorAll('dd')].map((dd) => [dd.dataset.key, dd.textContent])));
+  assert.deepEqual(shown, traceFacts(option.risk.trace, lang));
+  assert.match(await page.locator('#traces > summary').textContent(), /\(1\)$/);
+
+  // The risk panel on that offer: inputs with their source, every policy by replay and by model.
+  await page.locator(`#traces-table tr[data-offer="${SPOT}"] button.risk-link`).click();
+  assert.ok(await page.locator('#risk').evaluate((d) => d.open), 'the risk panel opens on the offer');
+  await assertRiskShown(page, option, lang);
+  assert.equal(await page.inputValue('#risk-offer'), SPOT);
+  const rules = await page.locator('#risk-reasons li').evaluateAll((lis) => lis.map((li) => li.dataset.rule));
+  assert.deepEqual(rules.sort(), ['risk_from_trace', 'spot_policy']);
+  assert.ok((await page.locator('#risk-reasons').textContent()).includes(TRACE_NAME));
+  assert.match(await page.locator('#risk-cdf .x-title').textContent(), lang === 'zh' ? /（小时）/ : /\(h\)/);
+  assert.match(await page.locator('#risk-cdf .y-title').textContent(), /%/);
+  if (lang === 'en') await page.locator('#risk').screenshot({ path: join(ARTIFACTS, 'risk-en.png') });
+
+  // Removed, the offer's own figures are back, and the model alone is priced.
+  await page.click(`#trace-remove-${SPOT}`);
+  await page.waitForFunction(() => !(JSON.parse(localStorage.getItem('gpufare.scenario')).traces?.length));
+  await page.locator('#risk-inputs[data-source="offer"]').waitFor();
+  const plain = cliPlan(['--task', join(here, '../../examples/sd_lora.json')]).options.find((o) => o.offer_id === SPOT);
+  await assertRiskShown(page, plain, lang);
+  assert.equal(await page.locator('#policy-table tr[data-source="replay"]').count(), 0);
+  assert.ok(await page.locator('#risk-inputs dd[data-key=source]').count(), 'the offer says where its figures come from');
+});
+
+test('the site and the CLI price a trace and a fixed policy to the cent (parity)', async (t) => {
+  const page = await openSite(t);
+  await choosePreset(page, 'sd_lora');
+  // Fall back to on-demand after three preemptions, whatever would be cheapest.
+  await page.selectOption('#spot-policy', 'fallback_after');
+  await page.fill('#fallback-after', '0');
+  assert.match(await page.locator('#fallback-after-error').textContent(), /between 1 and 1000/);
+  await page.fill('#fallback-after', '3');
+  await page.waitForFunction(() => JSON.parse(localStorage.getItem('gpufare.scenario')).task.spot_policy?.preemptions === 3);
+  await page.fill('#checkpoint-save', '1.5');
+  await page.waitForFunction(() => JSON.parse(localStorage.getItem('gpufare.scenario')).task.checkpoint?.save_minutes === 1.5);
+  await attachTrace(page, SPOT, TRACE);
+  await page.waitForFunction(() => JSON.parse(localStorage.getItem('gpufare.scenario')).traces?.length === 1);
+
+  const [download] = await Promise.all([page.waitForEvent('download'), page.click('#export-json')]);
+  const path = join(ARTIFACTS, 'site-budget-trace.json');
+  await download.saveAs(path);
+  const site = JSON.parse(readFileSync(path, 'utf8'));
+  assert.equal(site.scenario.traces[0].offer_id, SPOT);
+  assert.deepEqual(site.scenario.task.spot_policy, { kind: 'fallback_after', preemptions: 3 });
+  const mine = site.options.find((o) => o.offer_id === SPOT);
+  assert.equal(mine.policy, 'fallback_after_3');
+  assert.ok(mine.risk.policies.some((p) => p.replay), 'the budget carries the replay');
+
+  // The CLI reprices the site's scenario to the cent, trace and policy included.
+  const again = cliPlan(['--scenario', path]);
+  assert.deepEqual(figures(again), figures(site), 'the CLI and the site disagree');
+  assert.deepEqual(again.options.find((o) => o.offer_id === SPOT).risk, mine.risk);
+  // And the same task given to the CLI as a file with --trace prices that offer the same.
+  const taskPath = join(ARTIFACTS, 'sd_lora-fallback-3.json');
+  writeFileSync(taskPath, JSON.stringify(site.scenario.task));
+  const cli = cliPlan(['--task', taskPath, '--trace', `${SPOT}=${TRACE}`]);
+  const option = cli.options.find((o) => o.offer_id === SPOT);
+  for (const key of ['feasible', 'hours_expected', 'hours_p90', 'rent', 'time_cost', 'risk_cost', 'total_expected', 'total_p90', 'policy']) {
+    assert.deepEqual(option[key], mine[key], key);
+  }
+  assert.deepEqual(option.risk, mine.risk);
+  // What the page shows is those figures.
+  await page.locator(`#traces-table tr[data-offer="${SPOT}"] button.risk-link`).click();
+  await assertRiskShown(page, option, 'en');
+  const priced = await page.locator('#policy-table tbody tr').evaluateAll((trs) => [...new Set(trs.map((tr) => tr.dataset.policy))]);
+  assert.deepEqual(priced, ['spot_only', 'fallback_after_3'], 'a fixed policy is priced beside staying on the offer');
+  assert.match(await page.locator('#policy-table tr.chosen th.policy-name').textContent(), /move to on-demand after 3 preemptions/);
+});
+
+/** Trace files a person might pick by mistake, each with what the site must say. */
+const BAD_TRACES = [
+  ['empty.json', '', /^empty\.json: the trace has no samples$/],
+  ['nodata.json', '{"metadata": {"gap_seconds": 32}, "data": []}', /^nodata\.json: the trace has no samples$/],
+  ['zeros.json', '{"metadata": {"gap_seconds": 32}, "data": [0, 0, 0, 0]}', /^zeros\.json: no instance ever runs in this trace \(every count is 0\)$/],
+  ['negative.json', '{"metadata": {"gap_seconds": 32}, "data": [1, 1, -1, 1]}', /^negative\.json: data\[2\]: -1 is not a count of instances/],
+  ['fraction.json', '{"metadata": {"gap_seconds": 32}, "data": [1, 0.5, 1]}', /^fraction\.json: data\[1\]: 0\.5 is not a count of instances/],
+  ['word.json', '{"metadata": {"gap_seconds": 32}, "data": [1, "one", 1]}', /^word\.json: data\[1\]: "one" is not a count of instances/],
+  ['types.json', '{"metadata": {"gap_seconds": "32"}, "data": [1, 0, 1]}', /^types\.json: not a trace \(line 1, column \d+\): invalid type: string "32"/],
+  ['tick0.json', '{"metadata": {"gap_seconds": 0}, "data": [1, 0, 1]}', /^tick0\.json: gap_seconds must be above 0 and at most 86400, not 0$/],
+  ['counts.csv', 'timestamp,count\n0,1\n60,-2\n120,1\n', /^counts\.csv: line 3: -2 is not a count of instances/],
+];
+
+test('a bad trace is refused with its reason beside the picker, naming the file, and the plan stays as it was', async (t) => {
+  const page = await openSite(t);
+  await choosePreset(page, 'sd_lora');
+  await attachTrace(page, SPOT, TRACE);
+  await page.locator(`#traces-table tr[data-offer="${SPOT}"] button.risk-link`).click();
+  await page.locator('#policy-table tr[data-source="replay"]').first().waitFor();
+  const decision = await page.locator('#decision').textContent();
+  const saved = await savedScenario(page);
+  const rows = await ranking(page);
+  const message = page.locator(`#trace-error-${SPOT}`);
+  const refuse = async (name, buffer, expected) => {
+    await page.setInputFiles(`#trace-file-${SPOT}`, { name, mimeType: name.endsWith('.csv') ? 'text/csv' : 'application/json', buffer });
+    await message.filter({ hasText: name }).waitFor();
+    assert.match(await message.textContent(), expected, name);
+    assert.equal(await page.locator(`#trace-file-${SPOT}`).getAttribute('aria-describedby'), `trace-error-${SPOT}`);
+    assert.equal(await savedScenario(page), saved, `${name}: the scenario is unchanged`);
+    assert.equal(await page.locator('#decision').textContent(), decision, `${name}: the plan is unchanged`);
+    assert.deepEqual(await ranking(page), rows);
+    assert.equal(await page.locator(`dl.trace-stats[data-offer="${SPOT}"] dd[data-key=file]`).first().textContent(), TRACE_NAME, 'the trace attached before stays');
+  };
+  for (const [name, body, expected] of BAD_TRACES) await refuse(name, Buffer.from(body), expected);
+  // Larger than core's limit: refused from its size, before it is read.
+  await refuse('huge.json', Buffer.alloc(32 * 1024 * 1024 + 1, 0x20), /^huge\.json: the file is 33554433 bytes; traces up to 33554432 bytes are read$/);
+  // On an offer without a trace, a refusal attaches nothing.
+  const other = 'aws-use1-g6exl-spot';
+  await page.setInputFiles(`#trace-file-${other}`, { name: 'zeros.json', mimeType: 'application/json', buffer: Buffer.from(BAD_TRACES[0][1]) });
+  await page.locator(`#trace-error-${other}`).filter({ hasText: 'zeros.json' }).waitFor();
+  assert.equal(JSON.parse(await savedScenario(page)).traces.length, 1);
+  // A good file again replaces the message with what it holds.
+  await page.setInputFiles(`#trace-file-${SPOT}`, TRACE);
+  await page.waitForFunction((id) => document.querySelector(`#trace-error-${id}`)?.textContent === '', SPOT);
+  assert.equal(await savedScenario(page), saved);
+});
+
 test('CSV and Markdown downloads carry the same numbers as the JSON one', async (t) => {
   const page = await openSite(t);
   const save = async (id, name) => {
@@ -744,7 +999,7 @@ function csvRows(text) {
 /** Data shown as it is on any page (offer ids, providers, regions, GPUs, price sources and notes). */
 function catalogData() {
   const [header, ...rows] = csvRows(readFileSync(join(here, '../../core/data/catalog.csv'), 'utf8'));
-  const keep = ['id', 'provider', 'region', 'region_name', 'gpu', 'as_of', 'source', 'estimate_note'].map((k) => header.indexOf(k));
+  const keep = ['id', 'provider', 'region', 'region_name', 'gpu', 'as_of', 'source', 'estimate_note', 'interruption_source'].map((k) => header.indexOf(k));
   return rows.flatMap((r) => keep.map((i) => r[i])).filter((v) => v && v.length > 1);
 }
 
@@ -782,7 +1037,8 @@ async function englishOnPage(page, data) {
 
 test('the Chinese page has no English in any panel or error', async (t) => {
   const data = [...catalogData(), 'probe-profile.json', 'hami-4090-neighbours.json', 'capped-a100-pcie-gen3.json', 'mig-a100-1g10gb.json', 'vgpu-v100d-8c.json',
-    'broken.json', 'nvitop.json', 'future.json', 'partial.json', 'bad-quotes.csv', 'aws-vms.csv'].sort((a, b) => b.length - a.length);
+    'broken.json', 'nvitop.json', 'future.json', 'partial.json', 'bad-quotes.csv', 'aws-vms.csv', TRACE_NAME, ...BAD_TRACES.map(([name]) => name)]
+    .sort((a, b) => b.length - a.length);
   const found = {};
   const check = async (page, where) => {
     const words = await englishOnPage(page, data);
@@ -795,11 +1051,34 @@ test('the Chinese page has no English in any panel or error', async (t) => {
   await openAllPanels(page);
   await page.locator('#est-model').waitFor();
   await page.locator('#rent').waitFor();
+  await page.locator('#traces-table, #traces-none').first().waitFor();
+  await page.locator('#policy-table, #risk-none').first().waitFor();
   for (const preset of ['course_project', 'sd_trial', 'sd_batch', 'sd_lora', 'qlora_7b', 'full_finetune_multi_gpu', 'inference_api', 'burst_rendering', 'data_cleaning', 'code_check']) {
     await page.selectOption('#preset', preset);
     await page.waitForFunction((p) => JSON.parse(localStorage.getItem('gpufare.scenario')).preset === p, preset);
     await openAllPanels(page);
     await check(page, `preset ${preset}`);
+  }
+  // A trace attached to a spot offer, its risk and policies, every policy choice and every
+  // refused trace.
+  await choosePreset(page, 'sd_lora');
+  await attachTrace(page, SPOT, TRACE);
+  await page.locator(`#traces-table tr[data-offer="${SPOT}"] button.risk-link`).click();
+  await page.locator(`#policy-table[data-offer="${SPOT}"] tr[data-source="replay"]`).first().waitFor();
+  await check(page, 'a trace and the risk it gives');
+  for (const policy of ['spot_only', 'fallback_after', 'deadline_aware', 'on_demand_only', 'auto']) {
+    await page.selectOption('#spot-policy', policy);
+    if (policy === 'fallback_after') {
+      await page.fill('#fallback-after', '0');
+      await page.locator('#fallback-after-error').filter({ hasText: /\S/ }).waitFor();
+    }
+    await check(page, `policy ${policy}`);
+  }
+  for (const [name, body] of BAD_TRACES) {
+    await page.setInputFiles(`#trace-file-${SPOT}`, { name, mimeType: 'application/json', buffer: Buffer.from(body) });
+    await page.locator(`#trace-error-${SPOT}`).filter({ hasText: name }).waitFor();
+    assert.match(await page.locator(`#trace-error-${SPOT}`).textContent(), /[\u4e00-\u9fff]/);
+    await check(page, `trace ${name}`);
   }
   // No offer can run it: every veto, summed up.
   await page.fill('#vram', '200');
