@@ -8,6 +8,7 @@ use gpufare_core::offers::offer::Offer;
 use gpufare_core::plan::plan;
 use gpufare_core::plan::settings::PlanSettings;
 use gpufare_core::task::document::{Checkpoint, Sensitivity, TaskKind, TaskProfile};
+use gpufare_core::task::policy::Policy;
 use proptest::prelude::*;
 use rust_decimal::Decimal;
 
@@ -91,6 +92,8 @@ proptest! {
 
     #[test]
     fn more_work_never_costs_less(t in task(), extra in 0.0f64..500.0) {
+        // Staying on each offer: the policy choice may trade hours for money (see below).
+        let t = TaskProfile { spot_policy: Some(Policy::SpotOnly), ..t };
         let catalog = sample_catalog();
         let short = plan(&t, &catalog, &settings(1)).unwrap();
         let long = plan(&TaskProfile { work_hours: t.work_hours + extra, ..t.clone() }, &catalog, &settings(1)).unwrap();
@@ -100,6 +103,24 @@ proptest! {
             prop_assert!(b.hours_expected >= a.hours_expected - 1e-9, "{}", a.offer_id);
             if a.costs.risk_cost.amount.is_zero() && b.costs.risk_cost.amount.is_zero() {
                 prop_assert!(b.costs.total_expected.amount >= a.costs.total_expected.amount, "{}", a.offer_id);
+            }
+        }
+    }
+
+    #[test]
+    fn the_chosen_policy_never_costs_more_than_staying(t in task()) {
+        let result = plan(&t, &sample_catalog(), &settings(4)).unwrap();
+        for o in &result.options {
+            let Some(risk) = &o.risk else { continue };
+            let stay = risk.spot_only().unwrap();
+            let chosen = risk.chosen_result().unwrap();
+            if stay.usable {
+                prop_assert!(chosen.usable, "{}", o.offer_id);
+                prop_assert!(
+                    chosen.evidence().total_expected <= stay.evidence().total_expected,
+                    "{}: {} chosen at {} over staying at {}",
+                    o.offer_id, chosen.id, chosen.evidence().total_expected, stay.evidence().total_expected
+                );
             }
         }
     }

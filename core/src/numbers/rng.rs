@@ -19,12 +19,23 @@ impl Stream {
     /// The stream of one Monte Carlo trial: independent of the other trials, so policies priced
     /// on the same trial meet the same luck until they part ways (common random numbers).
     pub fn for_trial(seed: u64, label: &str, trial: u64) -> Stream {
+        Stream::trial_of(Stream::key(seed, label), trial)
+    }
+
+    /// The key of a seed and label: [`Stream::trial_of`] with it is [`Stream::for_trial`],
+    /// without hashing the label again for every trial.
+    pub fn key(seed: u64, label: &str) -> u64 {
+        seed ^ fnv1a(label)
+    }
+
+    /// The stream of trial `trial` under `key` (from [`Stream::key`]).
+    pub fn trial_of(key: u64, trial: u64) -> Stream {
         // SplitMix64's finaliser spreads consecutive trial numbers over the whole seed space.
         let mut z = trial.wrapping_add(0x9e37_79b9_7f4a_7c15);
         z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
         z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
         z ^= z >> 31;
-        Stream::new(seed ^ z, label)
+        Stream(Pcg64Mcg::seed_from_u64(key ^ z))
     }
 
     /// Uniform in (0, 1]: never 0, so its logarithm is finite.

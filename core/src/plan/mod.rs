@@ -41,9 +41,10 @@ use crate::offers::trace::AttachedTrace;
 use crate::offers::validate::validate_offer;
 use crate::plan::breakeven::{BreakEven, break_even};
 use crate::plan::context::Context;
+use crate::plan::cost::evaluate_parts;
 use crate::plan::decision::decide;
 use crate::plan::hybrid::{HybridPlan, hybrid_plan};
-use crate::plan::policy::evaluate_with_risk;
+use crate::plan::policy::{add_risk, fallback_for};
 use crate::plan::time::Draws;
 use crate::task::document::TaskProfile;
 
@@ -112,10 +113,26 @@ pub fn plan_with_traces(
     }
     let draws = Draws::new(settings.seed, settings.trials as usize, task.runs);
     let ctx = Context::new(task, settings).with_evidence(&catalog.offers, traces);
+    // Every offer priced once; then each interruptible one prices its policies, moving to an
+    // offer priced in the first pass.
+    let parts: Vec<_> = catalog
+        .offers
+        .iter()
+        .map(|o| evaluate_parts(&ctx, o, Some(&draws)))
+        .collect();
     let mut options: Vec<OptionResult> = catalog
         .offers
         .iter()
-        .map(|o| evaluate_with_risk(&ctx, o, &draws))
+        .zip(&parts)
+        .map(|(offer, (option, _, time))| {
+            let mut option = option.clone();
+            let twin = fallback_for(&ctx, offer).and_then(|f| {
+                let j = catalog.offers.iter().position(|o| o.id == f.id)?;
+                Some((f, &parts[j].0, &parts[j].2))
+            });
+            add_risk(&ctx, offer, &mut option, time, &draws, twin);
+            option
+        })
         .collect();
     rank(&mut options);
     let decision = decide(task, &options);

@@ -24,10 +24,39 @@ use crate::plan::risk::{CDF_QUANTILES, Outcome, PolicyResult, Risk, RiskSource};
 use crate::plan::time::{Draws, FallbackPlan, Simulation, TimeInputs, expect, simulate_policy};
 use crate::task::policy::Policy;
 
+/// An uninterruptible offer already priced: what a policy moves to.
+pub type Priced<'a> = (&'a Offer, &'a OptionResult, &'a Time);
+
 /// Prices `offer` like [`crate::plan::cost::evaluate`], and for an interruptible offer also
 /// every policy, taking the chosen policy's figures.
 pub fn evaluate_with_risk(ctx: &Context<'_>, offer: &Offer, draws: &Draws) -> OptionResult {
     let (mut option, _, time) = evaluate_parts(ctx, offer, Some(draws));
+    let twin = fallback_for(ctx, offer).map(|f| {
+        let (o, _, t) = evaluate_parts(ctx, f, Some(draws));
+        (f, o, t)
+    });
+    add_risk(
+        ctx,
+        offer,
+        &mut option,
+        &time,
+        draws,
+        twin.as_ref().map(|(f, o, t)| (*f, o, t)),
+    );
+    option
+}
+
+/// For an interruptible offer already priced (`option`, `time`): prices every policy, with
+/// `fallback` (the offer [`fallback_for`] names, already priced) to move to, and puts the chosen
+/// policy's figures on the option. Leaves other offers as they are.
+pub fn add_risk(
+    ctx: &Context<'_>,
+    offer: &Offer,
+    option: &mut OptionResult,
+    time: &Time,
+    draws: &Draws,
+    fallback: Option<Priced<'_>>,
+) {
     let trace = ctx.trace_for(offer);
     let interruptible = time.inputs.interruptions_per_hour > 0.0 || trace.is_some();
     // Only the vetoes that depend on time can be lifted by a policy.
@@ -36,11 +65,11 @@ pub fn evaluate_with_risk(ctx: &Context<'_>, offer: &Offer, draws: &Draws) -> Op
         .iter()
         .all(|r| matches!(r.rule, RuleId::NeverFinishes | RuleId::DeadlineP90Missed));
     if ctx.task.service.is_some() || !interruptible || !rescuable {
-        return option;
+        return;
     }
-    let (risk, costs) = assess(ctx, offer, &option, &time, draws, trace);
-    apply(ctx, &mut option, &time, risk, costs);
-    option
+    let fallback = fallback.filter(|(_, o, t)| o.feasible && t.sim.is_some());
+    let (risk, costs) = assess(ctx, offer, option, time, draws, trace, fallback);
+    apply(ctx, option, time, risk, costs);
 }
 
 /// The uninterruptible offer a policy moves to: the offer's `fallback` when it names one, else
@@ -163,13 +192,10 @@ fn assess(
     time: &Time,
     draws: &Draws,
     trace: Option<&AttachedTrace>,
+    fallback: Option<Priced<'_>>,
 ) -> (Risk, Costs) {
     let task = ctx.task;
     let inputs = &time.inputs;
-    let fallback = fallback_for(ctx, offer).and_then(|f| {
-        let (o, _, t) = evaluate_parts(ctx, f, Some(draws));
-        (o.feasible && t.sim.is_some()).then_some((f, o, t))
-    });
     let plan = fallback.as_ref().map(|(_, _, t)| FallbackPlan {
         run_hours: t.inputs.run_hours * t.inputs.slowdown.mean(),
         queue_mean_hours: t.inputs.queue_mean_hours,

@@ -16,7 +16,8 @@ use crate::offers::tenancy::{Slowdown, SlowdownSource};
 use crate::offers::trace::{Trace, TraceStats};
 use crate::plan::job::{Capacity, Fallback, Job, Rule, run_job};
 use crate::plan::time::{
-    Draws, FallbackPlan, MAX_SIMULATED_RUNS, Simulation, TimeInputs, notice_saves, simulate,
+    Draws, EVENT_BUDGET, FallbackPlan, MAX_SIMULATED_RUNS, Simulation, TimeInputs, notice_saves,
+    simulate,
 };
 use crate::task::document::Checkpoint;
 
@@ -209,10 +210,20 @@ pub fn replay(
         wait_every_run: inputs.queue_every_run,
     };
     let mut sim = Simulation::default();
-    for start in (0..ticks).step_by(stride) {
+    let mut replayed = Vec::new();
+    let mut events: u64 = 0;
+    for (i, start) in (0..ticks).step_by(stride).enumerate() {
+        // Past the budget, the starts already replayed are reused in turn (as in the Monte
+        // Carlo): the work stays bounded however long the job and the trace.
+        if events > EVENT_BUDGET && !replayed.is_empty() {
+            sim.push(&replayed[i % replayed.len()], scale);
+            continue;
+        }
         let mut capacity = cycle.at(start as f64 * tick);
         let outcome = run_job(&job, &mut capacity, rule, fallback.as_ref());
+        events += u64::from(outcome.preemptions) + 1;
         sim.push(&outcome, scale);
+        replayed.push(outcome);
     }
     sim
 }
