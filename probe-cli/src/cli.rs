@@ -200,9 +200,18 @@ pub enum CatalogCommand {
 #[derive(Debug, Args)]
 pub struct ProbeArgs {
     /// Where to write the profile; `-` writes it to standard output. An existing file is replaced
-    /// atomically: it is either the old file or the complete new one, never half-written.
+    /// atomically (either the old file or the complete new one, never half-written) and keeps its
+    /// permissions; a character device such as /dev/null or a named pipe is written through,
+    /// never replaced; a symbolic link is followed to the existing file it points at (a dangling
+    /// link is refused); a directory or block device is refused. If a measurement that was asked
+    /// for fails, an existing file is left as it was (see --force).
     #[arg(short, long, value_name = "FILE", default_value = "-")]
     pub output: PathBuf,
+
+    /// Replace an existing --output file even when a measurement failed (the profile then
+    /// records the failure).
+    #[arg(long)]
+    pub force: bool,
 
     /// Leave out identifying details: the host name, GPU and MIG UUIDs, PCI bus ids.
     #[arg(long)]
@@ -646,14 +655,27 @@ Examples:
 The command's output reaches the terminal as usual. --step-regex: a capture group is the step time
 in milliseconds (a group named s: in seconds); without a group, each matching line ends a step and
 the step time is the gap between matching lines. PYTHONUNBUFFERED=1 is set for the command unless
-already set.";
+already set.
+
+The command runs in its own process group, with standard input from /dev/null when that is a
+terminal. On Ctrl-C, SIGTERM or SIGHUP the whole group (the command and its children) gets SIGINT,
+then SIGTERM 3 s later and SIGKILL 10 s later while any of it is left; gpufare writes what was
+measured and exits with status 130. gpufare exits with the command's own status when a run fails
+(its exit code, or 128 + the signal that killed it).";
 
 #[derive(Debug, Args)]
 pub struct RunArgs {
     /// Where to write the profile (with the runs, host facts and limits, and the bottleneck
-    /// verdict). Not `-`: standard output carries the command's own output.
+    /// verdict). Not `-`: standard output carries the command's own output. Written as for
+    /// `gpufare probe -o` (atomic, permissions kept, devices written through, links followed to an
+    /// existing file); if a run fails or is interrupted, an existing file is left as it was (see
+    /// --force).
     #[arg(short, long, value_name = "FILE", value_parser = parse_run_output)]
     pub output: PathBuf,
+
+    /// Replace an existing --output file even when a run failed or was interrupted.
+    #[arg(long)]
+    pub force: bool,
 
     /// How many times to run the command (it stops at the first failed run).
     #[arg(long, value_name = "N", default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=10_000))]

@@ -45,6 +45,13 @@ fn main() -> ExitCode {
             if err.chain().any(|c| c.is::<interrupt::Interrupted>()) {
                 return ExitCode::from(interrupt::EXIT_INTERRUPTED);
             }
+            // `gpufare run` exits with the status of the command that failed.
+            if let Some(failed) = err
+                .chain()
+                .find_map(|c| c.downcast_ref::<run::CommandFailed>())
+            {
+                return ExitCode::from(failed.exit_code);
+            }
             // A bad input file or argument is a usage error, like clap's own.
             if err.chain().any(|c| c.is::<plan_cmd::InputFileError>()) {
                 ExitCode::from(2)
@@ -67,6 +74,7 @@ fn run(cli: cli::Cli) -> anyhow::Result<()> {
             profile: args.profile,
             no_gpu: args.no_gpu,
             redact: args.redact,
+            force: args.force,
         }),
         cli::Command::Estimate(args) => estimate::run(&args),
         cli::Command::Plan(args) => plan_cmd::run_plan(&args.request()?),

@@ -20,6 +20,8 @@ use crate::{bench, disk, gpu, host, limits, markers, net, output, sampling};
 #[derive(Debug, Clone)]
 pub struct ProbeOptions {
     pub output: PathBuf,
+    /// Replace an existing output file even when a measurement failed.
+    pub force: bool,
     pub redact: bool,
     pub no_gpu: bool,
     pub duration: Duration,
@@ -39,6 +41,7 @@ impl ProbeOptions {
     pub fn quick(output: PathBuf, redact: bool, no_gpu: bool) -> ProbeOptions {
         ProbeOptions {
             output,
+            force: false,
             redact,
             no_gpu,
             duration: Duration::ZERO,
@@ -57,6 +60,7 @@ impl crate::cli::ProbeArgs {
     pub fn options(&self) -> ProbeOptions {
         ProbeOptions {
             output: self.output.clone(),
+            force: self.force,
             redact: self.redact,
             no_gpu: self.no_gpu,
             duration: Duration::from_secs_f64(self.duration),
@@ -115,7 +119,8 @@ pub struct Collected {
 /// Runs the probe and writes the profile where the options say.
 ///
 /// A measurement that was asked for and failed (a read-only `--disk-dir`, an unreachable
-/// `--iperf3` server) is recorded in the profile, which is still written; then the run fails.
+/// `--iperf3` server) is recorded in the profile, which is still written — except over an existing
+/// file, which is kept unless `--force` is given; then the run fails.
 pub fn run(options: &ProbeOptions) -> Result<()> {
     let Collected { profile, failures } = collect(options)?;
     for warning in &profile.warnings {
@@ -123,7 +128,14 @@ pub fn run(options: &ProbeOptions) -> Result<()> {
     }
     let mut json = profile_to_json(&profile);
     json.push('\n');
-    output::write_text(&options.output, &json)?;
+    let written = output::write_result(&options.output, &json, failures.is_empty(), options.force)?;
+    if written == output::Written::KeptExisting {
+        let _ = writeln!(
+            io::stderr(),
+            "gpufare: {} was left as it was, since a measurement failed; --force replaces it",
+            options.output.display()
+        );
+    }
     if !failures.is_empty() {
         bail!("{}", failures.join("; "));
     }

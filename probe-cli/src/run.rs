@@ -5,7 +5,8 @@
 //! and step times parsed from the output, with P50/P99 and the P99/P50 ratio, into a profile
 //! (with host facts and limits, and the bottleneck verdict computed by core).
 
-use std::io::{self, Read, Write};
+use std::io::{self, IsTerminal, Read, Write};
+use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitStatus, Stdio};
 use std::sync::{Arc, Mutex, mpsc};
@@ -36,6 +37,34 @@ pub struct RunOptions {
     pub profile: Option<PathBuf>,
     pub no_gpu: bool,
     pub redact: bool,
+    /// Replace an existing output file even when a run failed.
+    pub force: bool,
+}
+
+/// `gpufare run` failed because the command did: gpufare exits with the command's own status
+/// (its exit code, or 128 + the signal that killed it).
+#[derive(Debug)]
+pub struct CommandFailed {
+    pub message: String,
+    pub exit_code: u8,
+}
+
+impl std::fmt::Display for CommandFailed {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+impl std::error::Error for CommandFailed {}
+
+/// The status a shell would report for the command: its exit code, or 128 + its signal.
+pub fn shell_status(status: ExitStatus) -> u8 {
+    use std::os::unix::process::ExitStatusExt;
+    match (status.code(), status.signal()) {
+        (Some(code), _) => u8::try_from(code).unwrap_or(1),
+        (None, Some(sig)) => u8::try_from(128 + sig).unwrap_or(1),
+        (None, None) => 1,
+    }
 }
 
 /// How step times are read from the output.
@@ -132,53 +161,55 @@ fn pump(
     }
 }
 
-/// After Ctrl-C: the command normally got SIGINT from the terminal too. If it is still running
-/// [`FORWARD_AFTER`] later (gpufare alone was signalled), it gets SIGINT from us, and SIGKILL
-/// [`KILL_AFTER`] after that.
+/// After a signal (Ctrl-C, SIGTERM, SIGHUP): the command runs in its own process group, so the
+/// terminal's Ctrl-C reaches gpufare alone; the whole group (the command and every child it
+/// started) gets SIGINT from us at once, SIGTERM [`TERM_AFTER`] later if any of it is still
+/// running, and SIGKILL [`KILL_AFTER`] after the signal. The same escalation goes on after the
+/// command itself has exited, while processes of its group remain.
 struct Stopping {
-    pid: u32,
+    pgid: i32,
     since: Option<Instant>,
-    forwarded: bool,
-    killed: bool,
+    /// Signals sent so far: 0, 1 (SIGINT), 2 (SIGTERM) or 3 (SIGKILL).
+    sent: u8,
 }
 
 /// See [`Stopping`].
-const FORWARD_AFTER: Duration = Duration::from_secs(3);
+const TERM_AFTER: Duration = Duration::from_secs(3);
 /// See [`Stopping`].
 const KILL_AFTER: Duration = Duration::from_secs(10);
 
 impl Stopping {
-    fn new(pid: u32) -> Stopping {
+    fn new(pgid: i32) -> Stopping {
         Stopping {
-            pid,
+            pgid,
             since: None,
-            forwarded: false,
-            killed: false,
+            sent: 0,
         }
     }
 
     fn step(&mut self) {
         let since = *self.since.get_or_insert_with(Instant::now);
         let waited = since.elapsed();
-        if !self.forwarded && waited >= FORWARD_AFTER {
-            self.forwarded = true;
-            signal(self.pid, libc::SIGINT);
-        } else if self.forwarded && !self.killed && waited >= FORWARD_AFTER + KILL_AFTER {
-            self.killed = true;
-            signal(self.pid, libc::SIGKILL);
-        }
+        let sig = match self.sent {
+            0 => libc::SIGINT,
+            1 if waited >= TERM_AFTER => libc::SIGTERM,
+            2 if waited >= KILL_AFTER => libc::SIGKILL,
+            _ => return,
+        };
+        self.sent += 1;
+        interrupt::signal_group(self.pgid, sig);
     }
-}
 
-/// Sends a signal to our own child.
-#[allow(unsafe_code)]
-fn signal(pid: u32, sig: libc::c_int) {
-    if let Ok(pid) = libc::pid_t::try_from(pid) {
-        // SAFETY: a plain system call. The pid is our child's; the wait thread reaps it just
-        // before reporting its exit, and a reuse of the pid in that instant would need the pid
-        // space to wrap around.
-        unsafe {
-            libc::kill(pid, sig);
+    /// After the command exited on a signal of ours: escalates until no process of its group
+    /// is left (at most until SIGKILL, [`KILL_AFTER`] after the first signal).
+    fn finish(&mut self) {
+        while interrupt::signal_group(self.pgid, 0) {
+            if self.sent >= 3 {
+                // Killed; what is left are zombies for init to reap.
+                break;
+            }
+            self.step();
+            std::thread::sleep(Duration::from_millis(50));
         }
     }
 }
@@ -223,9 +254,18 @@ struct Finished {
 fn run_once(options: &RunOptions, index: u32, gpus: Option<&dyn GpuSource>) -> Result<Finished> {
     let program = &options.command[0];
     let mut command = Command::new(program);
+    // Its own process group: a signal to gpufare reaches the command's every process through
+    // the group (see `Stopping`). A process of a background group that reads the terminal is
+    // stopped by the kernel (SIGTTIN), so a terminal on standard input is not passed on.
+    let stdin = if io::stdin().is_terminal() {
+        Stdio::null()
+    } else {
+        Stdio::inherit()
+    };
     command
         .args(&options.command[1..])
-        .stdin(Stdio::inherit())
+        .process_group(0)
+        .stdin(stdin)
         .stdout(Stdio::piped())
         .stderr(Stdio::piped());
     if std::env::var_os("PYTHONUNBUFFERED").is_none() {
@@ -257,7 +297,8 @@ fn run_once(options: &RunOptions, index: u32, gpus: Option<&dyn GpuSource>) -> R
         pumps += 1;
     }
     drop(done_tx);
-    let pid = child.id();
+    let pgid = i32::try_from(child.id()).context("the command's process id")?;
+    let _group = interrupt::CommandGroup::register(pgid);
     let mut last_sample = Instant::now();
     let (exit_tx, exit_rx) = mpsc::channel();
     std::thread::spawn(move || {
@@ -265,7 +306,7 @@ fn run_once(options: &RunOptions, index: u32, gpus: Option<&dyn GpuSource>) -> R
         let _ = exit_tx.send((status, Instant::now()));
     });
     let mut samples = Samples::default();
-    let mut stopping = Stopping::new(pid);
+    let mut stopping = Stopping::new(pgid);
     let (status, end) = loop {
         match exit_rx.recv_timeout(options.interval.min(Duration::from_millis(250))) {
             Ok((status, end)) => break (status.context("waiting for the command")?, end),
@@ -281,6 +322,9 @@ fn run_once(options: &RunOptions, index: u32, gpus: Option<&dyn GpuSource>) -> R
             Err(mpsc::RecvTimeoutError::Disconnected) => bail!("lost track of the command"),
         }
     };
+    if interrupt::interrupted() {
+        stopping.finish();
+    }
     // The output may still be in the pipes; a grandchild holding them open is not waited for
     // longer than a few seconds.
     let grace = Instant::now() + Duration::from_secs(5);
@@ -401,10 +445,13 @@ pub fn run(options: &RunOptions) -> Result<()> {
         steps.extend(f.steps);
         records.push(f.record);
         if !f.status.success() {
-            failure = Some(format!(
-                "run {index} of {} failed ({}); stopped",
-                options.repeat, f.status
-            ));
+            failure = Some(CommandFailed {
+                message: format!(
+                    "run {index} of {} failed ({}); stopped",
+                    options.repeat, f.status
+                ),
+                exit_code: shell_status(f.status),
+            });
             break;
         }
     }
@@ -438,13 +485,27 @@ pub fn run(options: &RunOptions) -> Result<()> {
     profile.verdicts = analyse(&profile);
     let mut json = profile_to_json(&profile);
     json.push('\n');
-    output::write_text(&options.output, &json)?;
+    let interrupted = interrupt::interrupted();
+    let succeeded = failure.is_none() && !interrupted;
+    let written = output::write_result(&options.output, &json, succeeded, options.force)?;
     summary(&profile);
-    if interrupt::interrupted() {
+    if written == output::Written::KeptExisting {
+        let _ = writeln!(
+            io::stderr(),
+            "gpufare: {} was left as it was, since this run {}; --force replaces it",
+            options.output.display(),
+            if interrupted {
+                "was interrupted"
+            } else {
+                "failed"
+            }
+        );
+    }
+    if interrupted {
         return Err(Interrupted.into());
     }
     if let Some(f) = failure {
-        bail!(f);
+        return Err(f.into());
     }
     Ok(())
 }

@@ -153,7 +153,7 @@ fn a_failing_run_stops_the_series_records_it_and_fails() {
         "--",
         &bench,
     ]);
-    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(out.status.code(), Some(3), "the command's own status");
     assert!(
         stderr(&out).contains("run 1 of 4 failed (exit status: 3); stopped"),
         "{}",
