@@ -42,7 +42,16 @@ fn entries(dir: &Path) -> Vec<String> {
 
 /// Runs the disk probe on `dir` with a small file and short patterns.
 fn disk_probe(dir: &Path, size: &str, profile: &Path) -> Output {
-    gpufare(&[
+    let args = disk_probe_args(dir, size, profile);
+    Command::new(env!("CARGO_BIN_EXE_gpufare"))
+        .args(&args)
+        .output()
+        .expect("gpufare runs")
+}
+
+/// The arguments of [`disk_probe`].
+fn disk_probe_args(dir: &Path, size: &str, profile: &Path) -> Vec<String> {
+    [
         "probe",
         "--no-gpu",
         "--duration",
@@ -56,7 +65,9 @@ fn disk_probe(dir: &Path, size: &str, profile: &Path) -> Output {
         "0.3",
         "-o",
         profile.to_str().unwrap(),
-    ])
+    ]
+    .map(str::to_owned)
+    .to_vec()
 }
 
 fn read_disk(profile: &Path) -> Option<DiskReport> {
@@ -292,7 +303,13 @@ fn a_missing_directory_and_bad_sizes_are_refused() {
 }
 
 #[test]
-fn ctrl_c_during_the_disk_test_leaves_no_temp_file() {
+fn ctrl_c_sigterm_and_sighup_during_the_disk_test_leave_no_temp_file() {
+    for signal in ["INT", "TERM", "HUP"] {
+        signal_during_the_disk_test_leaves_no_temp_file(signal);
+    }
+}
+
+fn signal_during_the_disk_test_leaves_no_temp_file(signal: &str) {
     let dir = scratch("sigint-");
     let out_dir = scratch("out-");
     let profile = out_dir.path().join("p.json");
@@ -314,7 +331,7 @@ fn ctrl_c_during_the_disk_test_leaves_no_temp_file() {
         ])
         .spawn()
         .unwrap();
-    // Wait for the temp file to appear (the benchmark has started), then press Ctrl-C.
+    // Wait for the temp file to appear (the benchmark has started), then send the signal.
     let start = Instant::now();
     while entries(dir.path()).is_empty() {
         assert!(
@@ -328,26 +345,80 @@ fn ctrl_c_during_the_disk_test_leaves_no_temp_file() {
     assert!(file.starts_with(".gpufare-disk-"), "{file}");
     std::thread::sleep(Duration::from_millis(300));
     let kill = Command::new("kill")
-        .args(["-INT", &child.id().to_string()])
+        .args([format!("-{signal}"), child.id().to_string()])
         .status()
         .unwrap();
     assert!(kill.success());
-    // The benchmark polls the flag between requests; 60 s is a hang guard, not a timing.
+    // The benchmark polls the flag between requests; 120 s is a hang guard, not a timing.
     let status = loop {
         if let Some(s) = child.try_wait().unwrap() {
             break s;
         }
         if start.elapsed() > Duration::from_secs(120) {
             let _ = child.kill();
-            panic!("gpufare did not stop after SIGINT");
+            panic!("gpufare did not stop after SIG{signal}");
         }
         std::thread::sleep(Duration::from_millis(20));
     };
-    assert_eq!(status.code(), Some(130), "exit status 130 after Ctrl-C");
+    assert_eq!(
+        status.code(),
+        Some(130),
+        "exit status 130 after SIG{signal}"
+    );
     assert_eq!(
         entries(dir.path()),
         Vec::<String>::new(),
-        "temp file removed"
+        "temp file removed after SIG{signal}"
     );
     assert!(!profile.exists(), "an interrupted probe writes no profile");
+}
+
+#[test]
+fn a_failed_disk_test_keeps_the_previous_profile_unless_forced() {
+    let dir = scratch("ro-keep-");
+    let is_root = fs::metadata("/proc/self")
+        .map(|m| std::os::unix::fs::MetadataExt::uid(&m) == 0)
+        .unwrap_or(false);
+    // Root writes anywhere: a read-only bind mount makes the directory refuse the test file.
+    // Anyone else: a directory without write permission does.
+    let _bind = if is_root {
+        let Some(bind) = Mounted::new(&["--bind", dir.path().to_str().unwrap()], dir.path()) else {
+            return;
+        };
+        let remount = Command::new("mount")
+            .args(["-o", "remount,ro,bind"])
+            .arg(dir.path())
+            .status()
+            .unwrap();
+        assert!(remount.success(), "remounting read-only failed");
+        Some(bind)
+    } else {
+        use std::os::unix::fs::PermissionsExt;
+        fs::set_permissions(dir.path(), fs::Permissions::from_mode(0o555)).unwrap();
+        None
+    };
+    let out_dir = scratch("out-");
+    let profile = out_dir.path().join("p.json");
+    fs::write(&profile, "{\"a previous good profile\": true}\n").unwrap();
+    let out = disk_probe(dir.path(), "8M", &profile);
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    assert!(stderr(&out).contains("--force"), "{}", stderr(&out));
+    assert_eq!(
+        fs::read_to_string(&profile).unwrap(),
+        "{\"a previous good profile\": true}\n"
+    );
+    assert_eq!(entries(out_dir.path()), ["p.json"]);
+    let mut forced = disk_probe_args(dir.path(), "8M", &profile);
+    forced.push("--force".to_owned());
+    let out = Command::new(env!("CARGO_BIN_EXE_gpufare"))
+        .args(&forced)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    let p = parse_profile(&fs::read_to_string(&profile).unwrap()).unwrap();
+    assert!(p.disk.is_none());
+    if !is_root {
+        use std::os::unix::fs::PermissionsExt;
+        fs::set_permissions(dir.path(), fs::Permissions::from_mode(0o755)).unwrap();
+    }
 }

@@ -301,3 +301,74 @@ fn ctrl_c_stops_the_series_and_keeps_what_was_measured() {
     assert_eq!(r.runs.len(), 1, "the series stops at Ctrl-C");
     assert_eq!(r.runs[0].signal, Some(2), "{:?}", r.runs[0]);
 }
+
+/// Whether process `pid` is gone (or a zombie waiting for init to reap it).
+fn gone(pid: &str) -> bool {
+    match fs::read_to_string(format!("/proc/{pid}/stat")) {
+        Err(_) => true,
+        Ok(stat) => stat
+            .rsplit_once(')')
+            .is_some_and(|(_, rest)| rest.trim_start().starts_with('Z')),
+    }
+}
+
+#[test]
+fn sigterm_and_sighup_stop_the_commands_whole_process_group() {
+    use std::io::{BufRead, BufReader, Read};
+    use std::time::{Duration, Instant};
+    for signal in ["TERM", "HUP", "INT"] {
+        let dir = tempfile::tempdir().unwrap();
+        let pid_file = dir.path().join("grandchild.pid");
+        // A child of the command: a background `sleep` of a non-interactive shell ignores
+        // SIGINT, so only the whole group's escalation (SIGINT, then SIGTERM) stops it.
+        let bench = script(
+            dir.path(),
+            "tree.sh",
+            "sleep 1000 &\necho $! > \"$1\"\necho started\nwait\n",
+        );
+        let out_path = dir.path().join("run.json");
+        let mut child = Command::new(env!("CARGO_BIN_EXE_gpufare"))
+            .args(["run", "--no-gpu", "-o"])
+            .arg(&out_path)
+            .arg("--")
+            .arg(&bench)
+            .arg(&pid_file)
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        let mut stdout = BufReader::new(child.stdout.take().unwrap());
+        let mut line = String::new();
+        stdout.read_line(&mut line).unwrap();
+        assert_eq!(line, "started\n");
+        let grandchild = fs::read_to_string(&pid_file).unwrap().trim().to_owned();
+        assert!(!gone(&grandchild));
+        let kill = Command::new("kill")
+            .args([format!("-{signal}"), child.id().to_string()])
+            .status()
+            .unwrap();
+        assert!(kill.success());
+        let mut messages = String::new();
+        child
+            .stderr
+            .take()
+            .unwrap()
+            .read_to_string(&mut messages)
+            .unwrap();
+        let status = child.wait().unwrap();
+        assert_eq!(status.code(), Some(130), "SIG{signal}: {messages}");
+        assert!(messages.contains("interrupted"), "{messages}");
+        // gpufare has exited; its command's child must not outlive it. (A hang guard, not a
+        // timing: gpufare waited for the group before exiting.)
+        let start = Instant::now();
+        while !gone(&grandchild) {
+            if start.elapsed() > Duration::from_secs(30) {
+                let _ = Command::new("kill").args(["-KILL", &grandchild]).status();
+                panic!("SIG{signal}: the command's child {grandchild} outlived gpufare");
+            }
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        let r = read(&out_path).runs.unwrap();
+        assert_eq!(r.runs.len(), 1, "what was measured is written");
+    }
+}
