@@ -141,13 +141,14 @@ fn runpod_gb_in_mib_vast_gpuinfo_spelling_and_gcp_host_rows() {
     );
     assert!(ignored.iter().any(|r| r.contains("is not a number")));
 
-    let (gcp, report) = import_vms_csv(
-        include_str!("../../tests/fixtures/skypilot/gcp-vms.csv"),
-        "GCP",
-        "2025",
-    )
-    .unwrap();
-    assert!(gcp.offers.is_empty());
-    assert_eq!(report.skipped[0].reason, SkipReason::NoAccelerator);
+    // A file of host-only rows gives no offer: refused, not an empty catalog.
+    assert_eq!(
+        import_vms_csv(
+            include_str!("../../tests/fixtures/skypilot/gcp-vms.csv"),
+            "GCP",
+            "2025",
+        ),
+        Err(gpufare_core::offers::catalog::CatalogError::Empty { skipped: 1 })
+    );
     assert!(import_vms_csv("a,b\n1,2\n", "X", "2025").is_err());
 }

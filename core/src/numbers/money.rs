@@ -129,7 +129,8 @@ impl Money {
 pub fn convert(amount: Decimal, from: Currency, to: Currency, cny_per_usd: Decimal) -> Decimal {
     match (from, to) {
         (Currency::Usd, Currency::Cny) => amount * cny_per_usd,
-        (Currency::Cny, Currency::Usd) => amount / cny_per_usd,
+        // Validated settings keep the rate at 0.01 or more; a zero rate converts nothing.
+        (Currency::Cny, Currency::Usd) => amount.checked_div(cny_per_usd).unwrap_or_default(),
         _ => amount,
     }
 }

@@ -59,6 +59,12 @@ pub enum CatalogError {
         /// The repeated id.
         id: String,
     },
+    /// Nothing usable in the file: no offer at all, or every SkyPilot row skipped.
+    #[error("the catalog has no offers ({skipped} rows skipped)")]
+    Empty {
+        /// Rows read and left out (SkyPilot files; 0 for the other forms).
+        skipped: usize,
+    },
 }
 
 /// What is wrong with a CSV file as a whole.
@@ -104,6 +110,9 @@ pub fn parse_catalog_json(text: &str) -> Result<Catalog, CatalogError> {
         })?;
     }
     check_unique(&catalog.offers)?;
+    if catalog.offers.is_empty() {
+        return Err(CatalogError::Empty { skipped: 0 });
+    }
     Ok(catalog)
 }
 

@@ -119,6 +119,9 @@ pub fn parse_catalog_csv(text: &str) -> Result<Catalog, CatalogError> {
         offers.push(offer_from_fields(line, &get)?);
     }
     check_unique(&offers)?;
+    if offers.is_empty() {
+        return Err(CatalogError::Empty { skipped: 0 });
+    }
     Ok(Catalog {
         format_version: CATALOG_FORMAT_VERSION,
         offers,

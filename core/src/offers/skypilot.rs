@@ -338,6 +338,11 @@ pub fn import_vms_csv(
     }
     let offers: Vec<Offer> = by_key.into_values().collect();
     report.offers = offers.len();
+    if offers.is_empty() {
+        return Err(CatalogError::Empty {
+            skipped: report.skipped.len(),
+        });
+    }
     Ok((
         Catalog {
             format_version: CATALOG_FORMAT_VERSION,

@@ -11,6 +11,10 @@ use crate::offers::tenancy::Tenancy;
 /// The highest price, upfront payment or per-unit charge an offer may state, in its currency.
 pub const MAX_OFFER_PRICE: Decimal = Decimal::from_parts(100_000_000, 0, 0, false, 0);
 
+/// The smallest price other than zero an offer may state (a millionth of its currency): with
+/// both bounds, every ratio and sum of prices fits exact decimal arithmetic.
+pub const MIN_NONZERO_PRICE: Decimal = Decimal::from_parts(1, 0, 0, false, 6);
+
 /// Checks the ranges and combinations an offer must respect; the error names the field.
 pub fn validate_offer(o: &Offer) -> Result<(), FieldError> {
     let fail = |field: &str, problem: Problem| Err(FieldError::new(field, problem));
@@ -47,9 +51,11 @@ pub fn validate_offer(o: &Offer) -> Result<(), FieldError> {
         ("system_disk_per_month", Some(o.system_disk_per_month)),
     ] {
         if let Some(v) = value
-            && (v.is_sign_negative() && !v.is_zero() || v > MAX_OFFER_PRICE)
+            && (v.is_sign_negative() && !v.is_zero()
+                || v > MAX_OFFER_PRICE
+                || !v.is_zero() && v < MIN_NONZERO_PRICE)
         {
-            return fail(field, range(0.0, 100_000_000.0));
+            return fail(field, range(0.000_001, 100_000_000.0));
         }
     }
     o.interruptions.validate()?;

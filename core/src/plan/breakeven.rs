@@ -183,10 +183,7 @@ fn commitment(
     let s = cheapest(ctx, catalog, gpu, short)?;
     let l = cheapest(ctx, catalog, gpu, long)?;
     let (short_price, long_price) = (per_gpu(ctx, s), per_gpu(ctx, l));
-    if short_price.is_zero() {
-        return None;
-    }
-    let ratio = long_price / short_price;
+    let ratio = long_price.checked_div(short_price)?;
     let (max_x, steps) = if short == BillingMode::PayAsYouGo {
         (HOURS_PER_MONTH, 10)
     } else {

@@ -295,10 +295,7 @@ fn premium(cheapest: &OptionResult, chosen: Option<&OptionResult>, rule: RuleId)
 }
 
 fn extra_pct(amount: Decimal, cheapest: Decimal) -> String {
-    if cheapest.is_zero() {
-        return "∞".to_owned();
-    }
-    ((amount - cheapest) * Decimal::from(100) / cheapest)
-        .round_dp(1)
-        .to_string()
+    ((amount - cheapest) * Decimal::from(100))
+        .checked_div(cheapest)
+        .map_or_else(|| "∞".to_owned(), |pct| pct.round_dp(1).to_string())
 }

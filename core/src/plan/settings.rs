@@ -104,19 +104,33 @@ pub enum PlanError {
     Setting(FieldError),
 }
 
+/// The most Monte Carlo trials a plan may ask for: with the policies of every interruptible
+/// offer, 100,000 trials of the default catalog take a few seconds natively.
+pub const MAX_TRIALS: u32 = 100_000;
+
+/// The lowest yuan-per-dollar rate accepted (a hundredth): any real rate is far above it, and
+/// with it every conversion fits exact decimal arithmetic.
+pub const MIN_CNY_PER_USD: Decimal = Decimal::from_parts(1, 0, 0, false, 2);
+
 impl PlanSettings {
     /// Checks the settings' ranges; the error names the setting.
     pub fn validate(&self) -> Result<(), FieldError> {
         let fail = |field: &str, problem: Problem| Err(FieldError::new(field, problem));
-        if self.cny_per_usd <= Decimal::ZERO || self.cny_per_usd > Decimal::from(1000) {
-            return fail("cny_per_usd", Problem::AboveZero { max: 1000.0 });
+        if self.cny_per_usd < MIN_CNY_PER_USD || self.cny_per_usd > Decimal::from(1000) {
+            return fail(
+                "cny_per_usd",
+                Problem::OutOfRange {
+                    min: 0.01,
+                    max: 1000.0,
+                },
+            );
         }
-        if self.trials == 0 || self.trials > 1_000_000 {
+        if self.trials == 0 || self.trials > MAX_TRIALS {
             return fail(
                 "trials",
                 Problem::OutOfRange {
                     min: 1.0,
-                    max: 1_000_000.0,
+                    max: f64::from(MAX_TRIALS),
                 },
             );
         }

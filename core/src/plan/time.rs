@@ -35,6 +35,10 @@ use crate::task::document::Checkpoint;
 /// the Monte Carlo's cost bounded for tasks with thousands of runs).
 pub const MAX_SIMULATED_RUNS: usize = 32;
 
+/// At most this many runs are simulated over all trials (trials x runs per trial): each array
+/// of draws stays within 8 MB.
+pub const MAX_DRAWS: usize = 1_000_000;
+
 /// What the time model needs about one task on one offer.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct TimeInputs {
@@ -225,7 +229,10 @@ impl Draws {
     /// Draws `trials` x `runs` (capped at [`MAX_SIMULATED_RUNS`]) standard normals and
     /// exponentials from `seed`.
     pub fn new(seed: u64, trials: usize, runs: u32) -> Draws {
-        let runs = (runs as usize).clamp(1, MAX_SIMULATED_RUNS);
+        // Fewer runs simulated per trial when the trials are many: memory stays bounded.
+        let runs = (runs as usize)
+            .clamp(1, MAX_SIMULATED_RUNS)
+            .min((MAX_DRAWS / trials.max(1)).max(1));
         let n = trials * runs;
         let mut stream = Stream::new(seed, "gpufare/draws");
         let mut normals = Vec::with_capacity(n + 1);

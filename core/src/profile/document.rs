@@ -18,7 +18,7 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use thiserror::Error;
 
-use crate::numbers::problem::JsonProblem;
+use crate::numbers::problem::{FieldError, JsonProblem, Problem};
 
 use crate::profile::benchmark::GpuBenchmark;
 use crate::profile::disk::DiskReport;
@@ -98,7 +98,7 @@ pub struct ToolInfo {
 }
 
 /// Why a document could not be read as a profile.
-#[derive(Debug, Clone, PartialEq, Eq, Error)]
+#[derive(Debug, Clone, PartialEq, Error)]
 pub enum ProfileError {
     /// The text is not JSON at all.
     #[error("not valid JSON (line {}, column {}): {}", .0.line, .0.column, .0.detail)]
@@ -119,6 +119,9 @@ pub enum ProfileError {
     /// A gpufare profile of a supported version with a missing or mistyped field.
     #[error("invalid profile (line {}, column {}): {}", .0.line, .0.column, .0.detail)]
     Invalid(JsonProblem),
+    /// A field that no real machine could report (a GPU with no memory, a 5 TiB GPU).
+    #[error("invalid profile: field {}: {}", .0.field, .0.problem)]
+    OutOfRange(FieldError),
 }
 
 impl ProfileError {
@@ -129,6 +132,7 @@ impl ProfileError {
             ProfileError::Foreign(_) => "foreign",
             ProfileError::UnsupportedFormat { .. } => "newer_version",
             ProfileError::Invalid(_) => "invalid",
+            ProfileError::OutOfRange(_) => "out_of_range",
         }
     }
 }
@@ -193,7 +197,49 @@ pub fn parse_profile(text: &str) -> Result<Profile, ProfileError> {
             max: PROFILE_FORMAT_VERSION,
         });
     }
-    serde_json::from_str(text).map_err(|e| ProfileError::Invalid(e.into()))
+    let profile: Profile =
+        serde_json::from_str(text).map_err(|e| ProfileError::Invalid(e.into()))?;
+    profile.validate().map_err(ProfileError::OutOfRange)?;
+    Ok(profile)
+}
+
+/// The most memory a GPU (or a slice of one) may report: 4 TiB, several times today's largest.
+pub const MAX_GPU_MEMORY_BYTES: u64 = 4 << 40;
+
+impl Profile {
+    /// Checks the figures the model uses are ones a real machine could report; the error names
+    /// the field by its path.
+    pub fn validate(&self) -> Result<(), FieldError> {
+        let memory = |path: String, bytes: Option<u64>| match bytes {
+            Some(b) if b == 0 || b > MAX_GPU_MEMORY_BYTES => Err(FieldError::new(
+                &path,
+                Problem::OutOfRange {
+                    min: 1.0,
+                    max: MAX_GPU_MEMORY_BYTES as f64,
+                },
+            )),
+            _ => Ok(()),
+        };
+        for (i, g) in self.gpus.iter().enumerate() {
+            memory(format!("gpus[{i}].memory_total_bytes"), g.memory_total_bytes)?;
+            for (j, m) in g.mig_devices.iter().enumerate() {
+                memory(
+                    format!("gpus[{i}].mig_devices[{j}].memory_total_bytes"),
+                    m.memory_total_bytes,
+                )?;
+            }
+        }
+        if self.host.logical_cores == 0 {
+            return Err(FieldError::new(
+                "host.logical_cores",
+                Problem::OutOfRange {
+                    min: 1.0,
+                    max: f64::from(u32::MAX),
+                },
+            ));
+        }
+        Ok(())
+    }
 }
 
 /// Writes a profile as pretty JSON; `format_version` comes first because it is declared first.

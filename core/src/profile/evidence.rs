@@ -17,6 +17,7 @@ use serde::{Deserialize, Serialize};
 use crate::hardware::gpu::spec_for;
 use crate::offers::catalog::Catalog;
 use crate::offers::offer::IoRates;
+use crate::numbers::problem::{FieldError, Problem};
 use crate::offers::tenancy::{SlowdownOverride, SlowdownSource, Tenancy};
 use crate::profile::document::Profile;
 use crate::profile::figures::machine_figures;
@@ -45,6 +46,37 @@ pub struct MeasuredFactors {
     /// The machine's measured disk read and download rates, when the probe tested them.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub io: Option<IoRates>,
+}
+
+impl MeasuredFactors {
+    /// Checks the figures are usable (they may come from a hand-edited scenario); the error
+    /// names the field.
+    pub fn validate(&self) -> Result<(), FieldError> {
+        if let Some(v) = self.visible_vram_gib
+            && !(v.is_finite() && v > 0.0 && v <= 4096.0)
+        {
+            return Err(FieldError::new(
+                "visible_vram_gib",
+                Problem::AboveZero { max: 4096.0 },
+            ));
+        }
+        if let Some(s) = &self.slowdown {
+            s.validate()?;
+        }
+        if let Some(io) = &self.io {
+            for (field, rate) in [
+                ("io.disk_read_mb_s", io.disk_read_mb_s),
+                ("io.download_mbit_s", io.download_mbit_s),
+            ] {
+                if let Some(r) = rate
+                    && !(r.is_finite() && r > 0.0 && r < 1e9)
+                {
+                    return Err(FieldError::new(field, Problem::Positive));
+                }
+            }
+        }
+        Ok(())
+    }
 }
 
 /// The factors a profile measured, one per GPU model it saw.

@@ -16,7 +16,7 @@ use crate::offers::catalog::Catalog;
 use crate::offers::import::{OnClash, merge};
 use crate::offers::offer::{Offer, RegionClass};
 use crate::offers::trace::{AttachedTrace, Trace, TraceError};
-use crate::offers::validate::{MAX_OFFER_PRICE, validate_offer};
+use crate::offers::validate::{MAX_OFFER_PRICE, MIN_NONZERO_PRICE, validate_offer};
 use crate::plan::context::Context;
 use crate::plan::settings::{PlanError, PlanSettings};
 use crate::plan::{PlanResult, plan_with_traces};
@@ -170,8 +170,18 @@ pub enum ScenarioError {
         /// What is wrong.
         error: TraceError,
     },
+    /// A figure measured by a probe profile is out of range.
+    #[error("the scenario is invalid: measured figures for {gpu}, field {}: {}", .error.field, .error.problem)]
+    Measured {
+        /// The GPU the figures are for.
+        gpu: String,
+        /// The field at fault and why.
+        error: FieldError,
+    },
     /// A price the user edited is out of range.
-    #[error("the scenario is invalid: the edited price of {id} must be between 0 and 100000000")]
+    #[error(
+        "the scenario is invalid: the edited price of {id} must be 0 or between 0.000001 and 100000000"
+    )]
     EditedPrice {
         /// The offer whose price was edited.
         id: String,
@@ -286,12 +296,17 @@ impl Scenario {
                 error,
             })?;
         }
-        if let Some((id, _)) = self
-            .edits
-            .prices
-            .iter()
-            .find(|(_, p)| p.is_sign_negative() || **p > MAX_OFFER_PRICE)
-        {
+        for m in &self.measured {
+            m.validate().map_err(|error| ScenarioError::Measured {
+                gpu: m.gpu.clone(),
+                error,
+            })?;
+        }
+        if let Some((id, _)) = self.edits.prices.iter().find(|(_, p)| {
+            p.is_sign_negative() && !p.is_zero()
+                || **p > MAX_OFFER_PRICE
+                || !p.is_zero() && **p < MIN_NONZERO_PRICE
+        }) {
             return Err(ScenarioError::EditedPrice { id: id.clone() });
         }
         Ok(())

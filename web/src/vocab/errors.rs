@@ -213,6 +213,12 @@ pub fn profile_error(lang: Lang, err: &ProfileError) -> String {
         (Lang::Zh, ProfileError::Invalid(p)) => {
             format!("该 gpufare 画像文件已损坏（{}）。", json_problem(lang, p))
         }
+        (Lang::En, ProfileError::OutOfRange(e)) => {
+            format!("This gpufare profile holds an impossible figure: field {}.", field_error(lang, e))
+        }
+        (Lang::Zh, ProfileError::OutOfRange(e)) => {
+            format!("该 gpufare 画像文件含有不可能的数值：字段{}。", field_error(lang, e))
+        }
     }
 }
 
@@ -272,6 +278,12 @@ pub fn scenario_error(lang: Lang, err: &ScenarioError) -> String {
         }
         (Lang::Zh, ScenarioError::Trace { offer, error }) => {
             format!("方案 {offer} 的轨迹：{}", trace_error(lang, error))
+        }
+        (Lang::En, ScenarioError::Measured { gpu, error }) => {
+            format!("measured figures for {gpu}, {}", field_error(lang, error))
+        }
+        (Lang::Zh, ScenarioError::Measured { gpu, error }) => {
+            format!("{gpu} 的实测数据中{}", field_error(lang, error))
         }
     }
 }
@@ -372,6 +384,9 @@ pub fn catalog_error(lang: Lang, err: &CatalogError) -> String {
             },
         ),
         CatalogError::DuplicateId { id } => format!("方案 id“{id}”出现了两次"),
+        CatalogError::Empty { skipped } => {
+            format!("目录里没有任何方案（跳过了 {skipped} 行）")
+        }
     }
 }
 
