@@ -168,11 +168,11 @@ fn traces_body(
         let id = row.id.clone();
         let file_id = format!("trace-file-{id}");
         let error_id = format!("trace-error-{id}");
-        let (title, rate, source) = match &row.offer {
+        let (provider, title, rate, source) = match &row.offer {
             Some(o) => (
+                o.provider.clone(),
                 format!(
-                    "{} · {}×{} · {}",
-                    o.provider,
+                    " · {}×{} · {}",
                     o.gpu_count,
                     o.gpu,
                     model::billing(lang_now, o.billing_mode)
@@ -184,7 +184,7 @@ fn traces_body(
                 ),
                 o.interruptions.interruption_source.clone(),
             ),
-            None => (String::new(), String::new(), None),
+            None => (String::new(), String::new(), String::new(), None),
         };
         let attached = row.trace.clone();
         let name = attached.as_ref().map(|s| s.name.clone());
@@ -227,7 +227,8 @@ fn traces_body(
                 <td>
                     <span translate="no">{id.clone()}</span>
                     <br />
-                    <span class="muted">{title}</span>
+                    // The provider as the offer names it (an import's may be lower case).
+                    <span class="muted"><span translate="no">{provider}</span>{title}</span>
                 </td>
                 <td>
                     {rate}

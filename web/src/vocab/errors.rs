@@ -214,10 +214,16 @@ pub fn profile_error(lang: Lang, err: &ProfileError) -> String {
             format!("该 gpufare 画像文件已损坏（{}）。", json_problem(lang, p))
         }
         (Lang::En, ProfileError::OutOfRange(e)) => {
-            format!("This gpufare profile holds an impossible figure: field {}.", field_error(lang, e))
+            format!(
+                "This gpufare profile holds an impossible figure: field {}.",
+                field_error(lang, e)
+            )
         }
         (Lang::Zh, ProfileError::OutOfRange(e)) => {
-            format!("该 gpufare 画像文件含有不可能的数值：字段{}。", field_error(lang, e))
+            format!(
+                "该 gpufare 画像文件含有不可能的数值：字段{}。",
+                field_error(lang, e)
+            )
         }
     }
 }

@@ -4,7 +4,7 @@
 
 use gpufare_core::Granularity;
 use gpufare_core::offers::billing::BillingMode;
-use gpufare_core::offers::interruption::RateForm;
+use gpufare_core::offers::interruption::{RateForm, TRACE_POOLED_GAP_HOURS};
 use gpufare_core::offers::offer::{RegionClass, SecurityControl};
 use gpufare_core::offers::tenancy::{SlowdownSource, Tenancy};
 use gpufare_core::plan::assumption::Assumption;
@@ -327,10 +327,24 @@ pub fn assumption(lang: Lang, a: &Assumption) -> (String, String, String) {
         ),
         "cny_per_usd" => words(Label::AssumptionRate, Label::AssumptionRateSource),
         "multi_gpu_efficiency" => words(Label::AssumptionMultiGpu, Label::AssumptionMultiGpuSource),
-        "interruption_rate" => words(
-            Label::AssumptionInterruption,
-            Label::AssumptionInterruptionSource,
+        // Core's values for these two are prose; they are worded here instead.
+        "interruption_rate" => (
+            t(lang, Label::AssumptionInterruption).to_owned(),
+            t(lang, Label::AssumptionInterruptionValue).to_owned(),
+            t(lang, Label::AssumptionInterruptionSource).to_owned(),
         ),
+        "capacity_gap" => {
+            let g = TRACE_POOLED_GAP_HOURS;
+            let pooled = match lang {
+                Lang::En => format!(" (spot rows: {g} h pooled from the same traces)"),
+                Lang::Zh => format!("（竞价实例行：同样这些轨迹汇总得出的 {g} 小时）"),
+            };
+            (
+                t(lang, Label::AssumptionGap).to_owned(),
+                t(lang, Label::AssumptionGapValue).to_owned(),
+                format!("{}{pooled}", t(lang, Label::AssumptionGapSource)),
+            )
+        }
         "cold_storage_per_gb_month" => words(
             Label::AssumptionColdStorage,
             Label::AssumptionColdStorageSource,
