@@ -117,7 +117,10 @@ fn a_scenario_with_impossible_measured_figures_is_refused_by_name() {
     let text = serde_json::to_string(&scenario).unwrap();
     match parse_scenario(&text) {
         Err(ScenarioError::Measured { gpu, error }) => {
-            assert_eq!((gpu.as_str(), error.field.as_str()), ("A10", "visible_vram_gib"));
+            assert_eq!(
+                (gpu.as_str(), error.field.as_str()),
+                ("A10", "visible_vram_gib")
+            );
         }
         other => panic!("expected a measured-figures error, got {other:?}"),
     }
@@ -160,4 +163,35 @@ fn empty_catalogs_are_refused_in_every_form() {
         Err(CatalogError::Empty { skipped }) => assert_eq!(skipped, 1),
         other => panic!("expected an empty catalog, got {other:?}"),
     }
+}
+
+#[test]
+fn a_budget_with_impossible_totals_is_refused_by_name() {
+    use gpufare_core::export::budget::{BudgetError, budget, budget_json, parse_budget};
+    let task = sd_lora();
+    let settings = PlanSettings {
+        trials: 50,
+        ..PlanSettings::default()
+    };
+    let result = plan(&task, default_catalog(), &settings).unwrap();
+    let good = budget(&result, &task, default_catalog());
+    parse_budget(&budget_json(&good)).unwrap();
+    // `--diff` trusted these and printed "+inf", 300-digit and negative totals.
+    for bad in [-5.0, 1e300] {
+        let mut b = good.clone();
+        b.options[1].total_expected = bad;
+        match parse_budget(&budget_json(&b)) {
+            Err(BudgetError::OutOfRange(e)) => assert_eq!(e.field, "options[1].total_expected"),
+            other => panic!("{bad}: expected a range error, got {other:?}"),
+        }
+    }
+    // An embedded scenario is checked like a share link.
+    let mut b = good.clone();
+    let mut scenario = Scenario::new(task, None);
+    scenario.settings.cny_per_usd = Decimal::new(1, 28);
+    b.scenario = Some(scenario);
+    assert!(matches!(
+        parse_budget(&budget_json(&b)),
+        Err(BudgetError::Scenario(ScenarioError::Setting(_)))
+    ));
 }

@@ -326,7 +326,7 @@ pub fn budget_json(b: &Budget) -> String {
 }
 
 /// Why a budget file could not be read.
-#[derive(Debug, Clone, PartialEq, Eq, Error)]
+#[derive(Debug, Clone, PartialEq, Error)]
 pub enum BudgetError {
     /// Not JSON or a field is wrong.
     #[error("not a gpufare budget (line {}, column {}): {}", .0.line, .0.column, .0.detail)]
@@ -339,6 +339,61 @@ pub enum BudgetError {
         /// The newest supported.
         max: u32,
     },
+    /// A figure no plan could have written (negative, not finite, or past any real budget);
+    /// the field is named by its JSON path.
+    #[error("not a gpufare budget: field {}: {}", .0.field, .0.problem)]
+    OutOfRange(crate::numbers::problem::FieldError),
+    /// The scenario embedded in the budget is unusable.
+    #[error("the budget's scenario is invalid: {0}")]
+    Scenario(crate::scenario::document::ScenarioError),
+}
+
+/// The largest amount a budget may hold, in its currency (10^15: far past any real plan).
+pub const MAX_BUDGET_AMOUNT: f64 = 1e15;
+
+impl Budget {
+    /// Checks every figure is one a plan could have written; the error names the field.
+    pub fn validate(&self) -> Result<(), BudgetError> {
+        use crate::numbers::problem::{FieldError, Problem};
+        let range = |field: String, x: f64, max: f64| {
+            if x.is_finite() && (0.0..=max).contains(&x) {
+                Ok(())
+            } else {
+                Err(BudgetError::OutOfRange(FieldError::new(
+                    &field,
+                    Problem::OutOfRange { min: 0.0, max },
+                )))
+            }
+        };
+        range("cny_per_usd".into(), self.cny_per_usd, 1000.0)?;
+        for (i, r) in self.options.iter().enumerate() {
+            for (name, x) in [
+                ("rent", r.rent),
+                ("storage", r.storage),
+                ("egress", r.egress),
+                ("time_cost", r.time_cost),
+                ("risk_cost", r.risk_cost),
+                ("total_expected", r.total_expected),
+                ("total_p90", r.total_p90),
+            ] {
+                range(format!("options[{i}].{name}"), x, MAX_BUDGET_AMOUNT)?;
+            }
+            for (name, x) in [
+                ("hours_expected", r.hours_expected),
+                ("hours_p50", r.hours_p50),
+                ("hours_p90", r.hours_p90),
+            ] {
+                range(format!("options[{i}].{name}"), x, 1e8)?;
+            }
+        }
+        if let Some(t) = self.hybrid_total {
+            range("hybrid_total".into(), t, MAX_BUDGET_AMOUNT)?;
+        }
+        if let Some(s) = &self.scenario {
+            s.validate().map_err(BudgetError::Scenario)?;
+        }
+        Ok(())
+    }
 }
 
 /// Reads a budget written by [`budget_json`].
@@ -358,7 +413,9 @@ pub fn parse_budget(text: &str) -> Result<Budget, BudgetError> {
             max: BUDGET_FORMAT_VERSION,
         });
     }
-    serde_json::from_str(text).map_err(invalid)
+    let budget: Budget = serde_json::from_str(text).map_err(invalid)?;
+    budget.validate()?;
+    Ok(budget)
 }
 
 /// A number with exactly two decimals, e.g. `432.80`.
