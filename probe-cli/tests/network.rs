@@ -386,3 +386,134 @@ fn no_network_flag_means_no_network_section() {
     assert!(out.status.success());
     assert!(network.is_none());
 }
+
+/// A loopback server that answers every request with the same raw bytes, then closes the
+/// connection.
+struct RawServer {
+    port: u16,
+}
+
+impl RawServer {
+    fn start(reply: &[u8]) -> RawServer {
+        let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+        let port = listener.local_addr().unwrap().port();
+        let reply = reply.to_vec();
+        std::thread::spawn(move || {
+            for stream in listener.incoming() {
+                let Ok(mut stream) = stream else { continue };
+                let reply = reply.clone();
+                std::thread::spawn(move || {
+                    // Read the request head, then answer.
+                    let mut reader = BufReader::new(stream.try_clone().unwrap());
+                    loop {
+                        let mut line = String::new();
+                        if reader.read_line(&mut line).unwrap_or(0) == 0 || line == "\r\n" {
+                            break;
+                        }
+                    }
+                    let _ = stream.write_all(&reply);
+                    let _ = stream.shutdown(std::net::Shutdown::Both);
+                });
+            }
+        });
+        RawServer { port }
+    }
+
+    fn url(&self) -> String {
+        format!("http://127.0.0.1:{}/file.bin", self.port)
+    }
+}
+
+#[test]
+fn malformed_http_replies_fail_clearly_instead_of_reporting_a_rate() {
+    let body = "x".repeat(1000);
+    let cases: Vec<(String, String, &str)> = vec![
+        (
+            "negative Content-Length".to_owned(),
+            format!("HTTP/1.1 200 OK\r\nContent-Length: -5\r\n\r\n{body}"),
+            "invalid Content-Length \"-5\"",
+        ),
+        (
+            "non-numeric Content-Length".to_owned(),
+            format!("HTTP/1.1 200 OK\r\nContent-Length: 12abc\r\n\r\n{body}"),
+            "invalid Content-Length \"12abc\"",
+        ),
+        (
+            "conflicting Content-Length".to_owned(),
+            format!("HTTP/1.1 200 OK\r\nContent-Length: 1000\r\nContent-Length: 10\r\n\r\n{body}"),
+            "conflicting Content-Length",
+        ),
+        (
+            "Content-Length longer than the body".to_owned(),
+            format!("HTTP/1.1 200 OK\r\nContent-Length: 1000000\r\n\r\n{body}"),
+            "after 1000 of the 1000000 bytes",
+        ),
+        (
+            "malformed chunk size".to_owned(),
+            "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhello\r\nzz\r\nabc\r\n0\r\n\r\n"
+                .to_owned(),
+            "malformed chunk size \"zz\"",
+        ),
+        (
+            "chunk longer than its size".to_owned(),
+            "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n3\r\nhello\r\n0\r\n\r\n"
+                .to_owned(),
+            "a chunk of 3 bytes is followed by more data",
+        ),
+        (
+            "chunked body without its last chunk".to_owned(),
+            format!("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n3e8\r\n{body}\r\n"),
+            "before its last (zero-size) chunk",
+        ),
+        (
+            "chunked body cut in a chunk".to_owned(),
+            format!(
+                "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n7d0\r\n{body}"
+            ),
+            "in the middle of a chunk",
+        ),
+        (
+            "unsupported transfer coding".to_owned(),
+            format!("HTTP/1.1 200 OK\r\nTransfer-Encoding: gzip\r\n\r\n{body}"),
+            "unsupported Transfer-Encoding",
+        ),
+    ];
+    for (what, reply, reason) in cases {
+        let server = RawServer::start(reply.as_bytes());
+        let url = server.url();
+        let (out, network) = probe(&["--http", &url, "--http-connections", "2"]);
+        assert_eq!(out.status.code(), Some(1), "{what}: {}", stderr(&out));
+        let h = &network.expect("the profile is still written").http[0];
+        assert_eq!(
+            h.mbit_per_s, None,
+            "{what}: no rate from a bad reply: {h:?}"
+        );
+        let error = h.error.as_deref().unwrap_or("");
+        assert!(error.contains(reason), "{what}: {error}");
+        // The message on standard error names the URL and what was wrong.
+        let err = stderr(&out);
+        assert!(
+            err.contains(&format!("HTTP {url}: ")) && err.contains(reason),
+            "{what}: {err}"
+        );
+    }
+}
+
+#[test]
+fn well_formed_chunked_and_length_replies_count_only_the_data() {
+    let data = "y".repeat(3000);
+    let chunked = format!(
+        "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n3e8\r\n{a}\r\n7D0;name=v\r\n{b}\r\n0\r\nX-Check: 1\r\n\r\n",
+        a = &data[..1000],
+        b = &data[1000..]
+    );
+    let length = format!("HTTP/1.1 200 OK\r\nContent-Length: 3000\r\n\r\n{data}");
+    for reply in [chunked, length] {
+        let server = RawServer::start(reply.as_bytes());
+        let (out, network) = probe(&["--http", &server.url(), "--http-connections", "2"]);
+        assert!(out.status.success(), "{}", stderr(&out));
+        let h = &network.unwrap().http[0];
+        assert_eq!(h.error, None, "{h:?}");
+        assert_eq!(h.bytes, 2 * 3000, "data bytes only: {h:?}");
+    }
+}

@@ -5,6 +5,12 @@
 //! A plain HTTP/1.1 GET over `std::net` (`Connection: close`, identity encoding, up to 5
 //! redirects). `https://` is not supported in this build — it would need a TLS library — and is
 //! reported as such; measure an `http://` mirror of the same host instead.
+//!
+//! The reply is checked, not believed: a `Content-Length` that is not a whole number, a body that
+//! ends before its `Content-Length`, a malformed chunk size, a chunk longer than announced, or a
+//! chunked body without its last chunk fails the measurement with what was wrong (no rate is
+//! reported), as does any connection of the several failing. Only data bytes count (chunk framing
+//! does not). Stopping at `--http-seconds` before the end is a deliberate cut, noted.
 
 use std::io::{self, Read, Write};
 use std::sync::Mutex;
@@ -76,7 +82,8 @@ struct Transfer {
     ttfb_ms: Option<f64>,
     /// (time of the read, bytes) for every body read.
     reads: Vec<(Instant, u64)>,
-    chunked: bool,
+    /// The body had no length: its end was the connection closing, which cannot be checked.
+    close_delimited: bool,
     truncated: bool,
 }
 
@@ -183,41 +190,272 @@ fn download(url: &Url, deadline: Instant) -> Result<Transfer, String> {
         if !(200..300).contains(&head.status) {
             return Err(format!("HTTP {} {}", head.status, head.reason));
         }
-        t.chunked = header(&head, "transfer-encoding")
-            .is_some_and(|v| v.to_ascii_lowercase().contains("chunked"));
-        let length: Option<u64> = header(&head, "content-length").and_then(|v| v.parse().ok());
-        let mut got = head.rest.len() as u64;
-        if got > 0 {
-            t.reads.push((Instant::now(), got));
-        }
-        let mut buf = vec![0u8; 256 * 1024];
-        loop {
-            if length.is_some_and(|l| got >= l) {
-                break;
-            }
-            if Instant::now() >= deadline {
-                t.truncated = true;
-                break;
-            }
-            match stream.read(&mut buf) {
-                Ok(0) => break,
-                Ok(n) => {
-                    got += n as u64;
-                    t.reads.push((Instant::now(), n as u64));
-                }
-                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
-                Err(e) => return Err(format!("reading the body: {}", describe(&e))),
-            }
-        }
-        if let Some(l) = length
-            && got < l
-            && !t.truncated
-        {
-            return Err(format!("the body ended after {got} of {l} bytes"));
-        }
+        let framing = framing(&head)?;
+        t.close_delimited = matches!(framing, Framing::Close);
+        read_body(&mut stream, framing, head.rest, deadline, &mut t)?;
         return Ok(t);
     }
     Err(format!("more than {MAX_REDIRECTS} redirects"))
+}
+
+/// How the end of a response body is known (RFC 9112 §6.3).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Framing {
+    /// `Content-Length`: exactly this many bytes.
+    Length(u64),
+    /// `Transfer-Encoding: chunked`: until the last (zero-size) chunk and its trailer.
+    Chunked,
+    /// Neither: until the server closes the connection (an early close cannot be told apart).
+    Close,
+}
+
+/// The body's framing from the headers; a malformed or unsupported one is an error.
+fn framing(head: &Head) -> Result<Framing, String> {
+    let encodings: Vec<String> = head
+        .headers
+        .iter()
+        .filter(|(k, _)| k.eq_ignore_ascii_case("transfer-encoding"))
+        .flat_map(|(_, v)| v.split(','))
+        .map(|e| e.trim().to_ascii_lowercase())
+        .filter(|e| !e.is_empty() && e != "identity")
+        .collect();
+    if !encodings.is_empty() {
+        // Chunked overrides any Content-Length; we asked for no other coding.
+        return if encodings == ["chunked"] {
+            Ok(Framing::Chunked)
+        } else {
+            Err(format!(
+                "unsupported Transfer-Encoding {:?} (only chunked is read)",
+                encodings.join(", ")
+            ))
+        };
+    }
+    let mut length = None;
+    for (_, value) in head
+        .headers
+        .iter()
+        .filter(|(k, _)| k.eq_ignore_ascii_case("content-length"))
+    {
+        for v in value.split(',').map(str::trim) {
+            let n = if !v.is_empty() && v.bytes().all(|b| b.is_ascii_digit()) {
+                v.parse::<u64>().ok()
+            } else {
+                None
+            };
+            let Some(n) = n else {
+                return Err(format!(
+                    "invalid Content-Length {v:?} (not a whole number of bytes)"
+                ));
+            };
+            if length.is_some_and(|l| l != n) {
+                return Err(format!(
+                    "conflicting Content-Length values {} and {n}",
+                    length.unwrap_or(n)
+                ));
+            }
+            length = Some(n);
+        }
+    }
+    Ok(length.map_or(Framing::Close, Framing::Length))
+}
+
+/// Reads the body after the head (`first`: the body bytes that came with the head), counting
+/// only body bytes (not chunk framing), until its end, the deadline (`truncated`), or an error:
+/// a body shorter than its Content-Length, a malformed or unterminated chunked body.
+fn read_body(
+    stream: &mut impl Read,
+    framing: Framing,
+    first: Vec<u8>,
+    deadline: Instant,
+    t: &mut Transfer,
+) -> Result<(), String> {
+    let mut chunks = ChunkedDecoder::default();
+    let mut got: u64 = 0;
+    let mut pending = first;
+    let mut buf = vec![0u8; 256 * 1024];
+    loop {
+        if !pending.is_empty() {
+            let body = match framing {
+                Framing::Length(l) => (pending.len() as u64).min(l - got),
+                Framing::Close => pending.len() as u64,
+                Framing::Chunked => chunks.feed(&pending)?,
+            };
+            got += body;
+            if body > 0 {
+                t.reads.push((Instant::now(), body));
+            }
+            pending.clear();
+        }
+        let done = match framing {
+            Framing::Length(l) => got >= l,
+            Framing::Chunked => chunks.done(),
+            Framing::Close => false,
+        };
+        if done {
+            return Ok(());
+        }
+        if Instant::now() >= deadline {
+            t.truncated = true;
+            return Ok(());
+        }
+        match stream.read(&mut buf) {
+            Ok(0) => break,
+            Ok(n) => pending.extend_from_slice(&buf[..n]),
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+            Err(e) => {
+                return Err(format!(
+                    "reading the body after {got} bytes: {}",
+                    describe(&e)
+                ));
+            }
+        }
+    }
+    // The server closed the connection.
+    match framing {
+        Framing::Close => Ok(()),
+        Framing::Length(l) => Err(format!(
+            "truncated body: the connection closed after {got} of the {l} bytes its \
+             Content-Length announced"
+        )),
+        Framing::Chunked => Err(format!(
+            "truncated chunked body: the connection closed after {got} bytes, {}",
+            chunks.missing()
+        )),
+    }
+}
+
+/// Where a chunked body is (RFC 9112 §7.1).
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
+enum ChunkState {
+    /// Reading a chunk-size line.
+    #[default]
+    Size,
+    /// Inside a chunk: this many data bytes left.
+    Data(u64),
+    /// After a chunk's data: its CRLF.
+    DataEnd,
+    /// After the last chunk: trailer lines until an empty one.
+    Trailer,
+    /// The body is complete.
+    Done,
+}
+
+/// A streaming decoder for `Transfer-Encoding: chunked` that counts data bytes.
+#[derive(Debug, Default)]
+struct ChunkedDecoder {
+    state: ChunkState,
+    line: Vec<u8>,
+    /// The size of the chunk being read (for messages).
+    size: u64,
+}
+
+/// Longest chunk-size or trailer line accepted.
+const MAX_CHUNK_LINE: usize = 4096;
+
+impl ChunkedDecoder {
+    fn done(&self) -> bool {
+        self.state == ChunkState::Done
+    }
+
+    /// What an unexpected end of the body left missing.
+    fn missing(&self) -> &'static str {
+        match self.state {
+            ChunkState::Size | ChunkState::DataEnd => "before its last (zero-size) chunk",
+            ChunkState::Data(_) => "in the middle of a chunk",
+            ChunkState::Trailer => "before the empty line that ends the last chunk",
+            ChunkState::Done => "after its end",
+        }
+    }
+
+    /// Takes the next bytes of the body; returns how many of them are data.
+    fn feed(&mut self, mut bytes: &[u8]) -> Result<u64, String> {
+        let mut data = 0;
+        while !bytes.is_empty() && self.state != ChunkState::Done {
+            if let ChunkState::Data(left) = self.state {
+                let take = (bytes.len() as u64).min(left);
+                data += take;
+                bytes = &bytes[take as usize..];
+                self.state = if take == left {
+                    ChunkState::DataEnd
+                } else {
+                    ChunkState::Data(left - take)
+                };
+                continue;
+            }
+            let Some(end) = bytes.iter().position(|&b| b == b'\n') else {
+                self.line.extend_from_slice(bytes);
+                self.check_line_length()?;
+                return Ok(data);
+            };
+            self.line.extend_from_slice(&bytes[..end]);
+            bytes = &bytes[end + 1..];
+            self.check_line_length()?;
+            if self.line.last() == Some(&b'\r') {
+                self.line.pop();
+            }
+            let line = std::mem::take(&mut self.line);
+            self.end_line(&line)?;
+        }
+        Ok(data)
+    }
+
+    fn check_line_length(&self) -> Result<(), String> {
+        if self.line.len() > MAX_CHUNK_LINE {
+            return Err(format!(
+                "malformed chunked body: a chunk-size or trailer line longer than {MAX_CHUNK_LINE} bytes"
+            ));
+        }
+        Ok(())
+    }
+
+    fn end_line(&mut self, line: &[u8]) -> Result<(), String> {
+        match self.state {
+            ChunkState::Size => {
+                let text = String::from_utf8_lossy(line);
+                let size_part = text
+                    .split(';')
+                    .next()
+                    .unwrap_or("")
+                    .trim_end_matches([' ', '\t']);
+                let size = if !size_part.is_empty()
+                    && size_part.len() <= 16
+                    && size_part.bytes().all(|b| b.is_ascii_hexdigit())
+                {
+                    u64::from_str_radix(size_part, 16).ok()
+                } else {
+                    None
+                };
+                let Some(size) = size else {
+                    return Err(format!(
+                        "malformed chunk size {text:?} (a chunk must start with its size in hexadecimal)"
+                    ));
+                };
+                self.size = size;
+                self.state = if size == 0 {
+                    ChunkState::Trailer
+                } else {
+                    ChunkState::Data(size)
+                };
+            }
+            ChunkState::DataEnd => {
+                if !line.is_empty() {
+                    return Err(format!(
+                        "malformed chunked body: a chunk of {} bytes is followed by more data \
+                         instead of CRLF",
+                        self.size
+                    ));
+                }
+                self.state = ChunkState::Size;
+            }
+            ChunkState::Trailer => {
+                if line.is_empty() {
+                    self.state = ChunkState::Done;
+                }
+            }
+            ChunkState::Data(_) | ChunkState::Done => {}
+        }
+        Ok(())
+    }
 }
 
 /// Downloads the URL over the planned connections; failures end up in `error`.
@@ -268,12 +506,15 @@ pub fn run(plan: &HttpPlan) -> HttpResult {
         return result;
     }
     if !errors.is_empty() {
-        result.notes.push(format!(
+        // A rate from fewer connections than asked, or from a reply that was malformed or cut
+        // short, is not the rate that was asked for: the measurement fails.
+        result.error = Some(format!(
             "{} of {} connections failed: {}",
             errors.len(),
             outcomes.len(),
             errors[0]
         ));
+        return result;
     }
     if transfers.iter().any(|t| t.truncated) {
         result.notes.push(format!(
@@ -281,10 +522,12 @@ pub fn run(plan: &HttpPlan) -> HttpResult {
             plan.max_duration.as_secs_f64()
         ));
     }
-    if transfers.iter().any(|t| t.chunked) {
-        result
-            .notes
-            .push("chunked encoding: chunk headers are counted as body bytes".to_owned());
+    if transfers.iter().any(|t| t.close_delimited) {
+        result.notes.push(
+            "the server sent no Content-Length and no chunked encoding: a body cut short by a \
+             closed connection could not be detected"
+                .to_owned(),
+        );
     }
     let connect: Vec<f64> = transfers.iter().filter_map(|t| t.connect_ms).collect();
     let ttfb: Vec<f64> = transfers.iter().filter_map(|t| t.ttfb_ms).collect();
@@ -375,5 +618,45 @@ mod tests {
         assert!(parse_url("ftp://x/y").is_err());
         assert!(parse_url("http://user:pw@host/").is_err());
         assert!(parse_url("http://host:99999/").is_err());
+    }
+
+    #[test]
+    fn the_chunked_decoder_counts_data_across_any_split_and_refuses_bad_framing() {
+        let body = b"5\r\nhello\r\n6;ext=1\r\n world\r\n0\r\nX-Trailer: 1\r\n\r\n";
+        for split in 0..body.len() {
+            let mut d = ChunkedDecoder::default();
+            let n = d.feed(&body[..split]).unwrap() + d.feed(&body[split..]).unwrap();
+            assert_eq!(n, 11, "split at {split}");
+            assert!(d.done());
+        }
+        let mut d = ChunkedDecoder::default();
+        assert!(
+            d.feed(b"zz\r\n")
+                .unwrap_err()
+                .contains("malformed chunk size")
+        );
+        let mut d = ChunkedDecoder::default();
+        assert!(
+            d.feed(b"-5\r\n")
+                .unwrap_err()
+                .contains("malformed chunk size")
+        );
+        let mut d = ChunkedDecoder::default();
+        assert!(
+            d.feed(b"3\r\nhello\r\n")
+                .unwrap_err()
+                .contains("chunk of 3 bytes")
+        );
+        let mut d = ChunkedDecoder::default();
+        assert!(d.feed(&[b'1'; 5000]).is_err(), "an endless size line");
+        let mut d = ChunkedDecoder::default();
+        assert!(
+            d.feed(b"11111111111111111\r\n").is_err(),
+            "a size past 64 bits"
+        );
+        let mut d = ChunkedDecoder::default();
+        assert_eq!(d.feed(b"5\r\nhello\r\n").unwrap(), 5);
+        assert!(!d.done());
+        assert!(d.missing().contains("last"));
     }
 }
