@@ -154,7 +154,9 @@ pub struct PlanArgs {
     #[arg(long, value_enum, default_value = "table")]
     pub format: crate::plan_cmd::PlanFormat,
 
-    /// Where to write; `-` is standard output. Files are replaced atomically.
+    /// Where to write; `-` is standard output. Files are replaced atomically and keep their
+    /// permissions; a device such as /dev/null or a named pipe is written through; a symbolic
+    /// link is followed to the existing file it points at.
     #[arg(short, long, value_name = "FILE", default_value = "-")]
     pub output: PathBuf,
 
@@ -666,10 +668,11 @@ measured and exits with status 130. gpufare exits with the command's own status 
 #[derive(Debug, Args)]
 pub struct RunArgs {
     /// Where to write the profile (with the runs, host facts and limits, and the bottleneck
-    /// verdict). Not `-`: standard output carries the command's own output. Written as for
-    /// `gpufare probe -o` (atomic, permissions kept, devices written through, links followed to an
-    /// existing file); if a run fails or is interrupted, an existing file is left as it was (see
-    /// --force).
+    /// verdict). Not `-`: standard output carries the command's own output. As with `gpufare
+    /// probe -o`: an existing file is replaced atomically and keeps its permissions; a character
+    /// device such as /dev/null or a named pipe is written through; a symbolic link is followed
+    /// to the existing file it points at. If a run fails or is interrupted, an existing file is
+    /// left as it was (see --force).
     #[arg(short, long, value_name = "FILE", value_parser = parse_run_output)]
     pub output: PathBuf,
 

@@ -313,3 +313,20 @@ fn a_failed_run_keeps_the_previous_profile_and_exits_with_the_commands_status() 
         .unwrap();
     assert_eq!(runs.runs[0].exit_code, Some(7));
 }
+
+#[test]
+fn help_says_how_devices_links_and_failed_runs_are_written() {
+    for command in ["probe", "run"] {
+        let help = String::from_utf8(gpufare(&[command, "--help"]).stdout).unwrap();
+        for needle in ["--force", "/dev/null", "symbolic link", "written through"] {
+            assert!(
+                help.contains(needle),
+                "{command} --help lacks {needle}:\n{help}"
+            );
+        }
+    }
+    let run = String::from_utf8(gpufare(&["run", "--help"]).stdout).unwrap();
+    for needle in ["process group", "SIGTERM", "SIGHUP", "command's own status"] {
+        assert!(run.contains(needle), "run --help lacks {needle}:\n{run}");
+    }
+}
