@@ -276,8 +276,8 @@ fn ctrl_c_stops_the_series_and_keeps_what_was_measured() {
         .stderr(std::process::Stdio::piped())
         .spawn()
         .unwrap();
-    // Wait for the first run to start, then signal gpufare alone (not the command): after its
-    // grace period it forwards SIGINT to the command.
+    // Wait for the first run to start, then signal gpufare alone (not the command): the command
+    // has its own process group, which gpufare sends SIGINT.
     let mut stdout = BufReader::new(child.stdout.take().unwrap());
     let mut line = String::new();
     stdout.read_line(&mut line).unwrap();
