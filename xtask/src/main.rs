@@ -6,9 +6,11 @@
 //! - `test`  installs what tests need (wasm target, Chromium, ChromeDriver, npm packages) and runs
 //!   every test: formatting, clippy, native tests, wasm tests in Chromium, browser end-to-end.
 //! - `e2e`   only the browser end-to-end tests, optionally those matching a name pattern.
+//! - `fuzz`  runs every fuzz target (cargo fuzz): for SECONDS each, or the fixed-seed pass.
 //! - `layers` checks that gpufare-core's modules import only from the layers below them.
 
 mod dist;
+mod fuzz;
 mod layers;
 mod prereq;
 mod serve;
@@ -28,6 +30,8 @@ commands:
                                http://127.0.0.1:N/ (default 8080), gzipped as a web host would
   test                         install test prerequisites and run every test
   e2e [PATTERN]                only the browser tests (those whose name matches PATTERN)
+  fuzz [SECONDS]               run every fuzz target for SECONDS each (random seed); without
+                               SECONDS, the fixed-seed pass of 100,000 inputs the tests run
   layers                       check that gpufare-core imports only downward, with no circles
   schemas                      regenerate the JSON Schemas in public/schema/ and examples/ from core";
 
@@ -73,6 +77,15 @@ fn run(args: &[String]) -> Result<()> {
         Some("test") => test::run_all(&root),
         Some("e2e") => test::run_e2e(&root, args.get(1).map(String::as_str)),
         Some("schemas") => write_schemas(&root),
+        Some("fuzz") => match args.get(1) {
+            None => fuzz::run(&root, fuzz::Budget::Runs(fuzz::FIXED_RUNS)),
+            Some(s) => {
+                let seconds: u64 = s
+                    .parse()
+                    .with_context(|| format!("fuzz {s}: not a number of seconds"))?;
+                fuzz::run(&root, fuzz::Budget::Seconds(seconds))
+            }
+        },
         Some("layers") => layers::run(&root),
         Some("-h" | "--help" | "help") | None => {
             println!("{USAGE}");

@@ -15,6 +15,8 @@ const CHROMEDRIVER: &str = "/usr/bin/chromedriver";
 pub fn run_all(root: &Path) -> Result<()> {
     install(root)?;
     checks_and_unit_tests(root)?;
+    // Every parser and the pricing on parsed input, 100,000 fixed-seed inputs: no panic, no hang.
+    crate::fuzz::run(root, crate::fuzz::Budget::Runs(crate::fuzz::FIXED_RUNS))?;
     end_to_end(root, None)
 }
 

@@ -1,0 +1,294 @@
+//! `cargo xtask fuzz [SECONDS]`: every fuzz target under `fuzz/` (cargo fuzz, libFuzzer), seeded
+//! from the repository's examples and fixtures. Without SECONDS, the fixed-seed pass the test
+//! command runs: [`FIXED_RUNS`] inputs over all targets, the same inputs on every machine.
+//!
+//! The targets are built once, without a sanitizer (the model has no `unsafe`) and with debug
+//! assertions, so an integer overflow is a crash too. Each input may take at most
+//! [`TIMEOUT_SECONDS`] and [`RSS_LIMIT_MB`]; past either, libFuzzer reports a crash. Crashing
+//! inputs are kept under `target/fuzz-artifacts/<target>/`.
+
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::Instant;
+
+use anyhow::{Context, Result, bail};
+use gpufare_core::export::budget::{budget, budget_json};
+use gpufare_core::offers::default::default_catalog;
+use gpufare_core::plan::plan;
+use gpufare_core::plan::settings::PlanSettings;
+use gpufare_core::scenario::document::Scenario;
+use gpufare_core::scenario::share::encode_share;
+use gpufare_core::task::presets::{PRESET_IDS, preset};
+
+use crate::run_cmd;
+
+/// The fuzz targets, one per parser (and `plan` on parsed input).
+pub const TARGETS: [&str; 8] = [
+    "task", "profile", "catalog", "scenario", "budget", "trace", "plan", "numbers",
+];
+
+/// Inputs the fixed-seed pass runs, over all targets together.
+pub const FIXED_RUNS: u64 = 100_000;
+
+/// The longest one input may run, seconds: a hang past it is a crash.
+pub const TIMEOUT_SECONDS: u32 = 10;
+
+/// The most memory the fuzzing process may hold, MB.
+pub const RSS_LIMIT_MB: u32 = 2048;
+
+/// The longest input libFuzzer builds, bytes (longer seeds are cut to it).
+const MAX_LEN: u32 = 65_536;
+
+/// How long to fuzz.
+pub enum Budget {
+    /// `runs` inputs in all, from a fixed seed.
+    Runs(u64),
+    /// `seconds` per target, from a random seed.
+    Seconds(u64),
+}
+
+/// Builds the targets, seeds their corpora and runs each; fails on the first crash or hang.
+pub fn run(root: &Path, budget: Budget) -> Result<()> {
+    prerequisites()?;
+    let fuzz = root.join("fuzz");
+    run_cmd(Command::new("cargo").current_dir(&fuzz).args([
+        "+nightly",
+        "fuzz",
+        "build",
+        "--sanitizer",
+        "none",
+        "--debug-assertions",
+    ]))?;
+    let bin_dir = fuzz.join("target/x86_64-unknown-linux-gnu/release");
+    let mut rows = Vec::new();
+    for (i, target) in TARGETS.iter().enumerate() {
+        let corpus = root.join("target/fuzz-corpus").join(target);
+        let artifacts = root.join("target/fuzz-artifacts").join(target);
+        if matches!(budget, Budget::Runs(_)) && corpus.exists() {
+            // The fixed pass starts from the seeds alone, so it runs the same inputs every time.
+            fs::remove_dir_all(&corpus)?;
+        }
+        fs::create_dir_all(&corpus)?;
+        fs::create_dir_all(&artifacts)?;
+        seed(root, target, &corpus)?;
+        let mut cmd = Command::new(bin_dir.join(target));
+        cmd.arg(&corpus)
+            .arg(format!("-artifact_prefix={}/", artifacts.display()))
+            .arg(format!("-timeout={TIMEOUT_SECONDS}"))
+            .arg(format!("-rss_limit_mb={RSS_LIMIT_MB}"))
+            .arg(format!("-max_len={MAX_LEN}"))
+            .arg("-print_final_stats=1");
+        match budget {
+            Budget::Runs(total) => {
+                let per = total.div_ceil(TARGETS.len() as u64);
+                cmd.arg(format!("-runs={per}"))
+                    .arg(format!("-seed={}", i + 1));
+            }
+            Budget::Seconds(s) => {
+                cmd.arg(format!("-max_total_time={s}"));
+            }
+        }
+        eprintln!("==> fuzz {target}");
+        let started = Instant::now();
+        let out = cmd
+            .output()
+            .with_context(|| format!("cannot start the fuzz target {target}"))?;
+        let seconds = started.elapsed().as_secs_f64();
+        let log = String::from_utf8_lossy(&out.stderr);
+        let runs = stat(&log, "stat::number_of_executed_units:").unwrap_or(0);
+        if !out.status.success() {
+            let tail: Vec<&str> = log.lines().rev().take(40).collect();
+            let tail: Vec<&str> = tail.into_iter().rev().collect();
+            bail!(
+                "fuzz target {target} found a crash or hang after {runs} inputs (input kept in {}):\n{}",
+                artifacts.display(),
+                tail.join("\n")
+            );
+        }
+        rows.push((*target, runs, seconds));
+    }
+    println!(
+        "{:<10} {:>12} {:>10} {:>8}",
+        "target", "inputs", "seconds", "crashes"
+    );
+    let (mut all, mut time) = (0, 0.0);
+    for (target, runs, seconds) in &rows {
+        println!("{target:<10} {runs:>12} {seconds:>10.1} {:>8}", 0);
+        all += runs;
+        time += seconds;
+    }
+    println!("{:<10} {all:>12} {time:>10.1} {:>8}", "all", 0);
+    if let Budget::Runs(total) = budget
+        && all < total
+    {
+        bail!("the fuzz pass ran {all} inputs, fewer than the {total} asked for");
+    }
+    Ok(())
+}
+
+/// A figure from libFuzzer's final statistics.
+fn stat(log: &str, key: &str) -> Option<u64> {
+    log.lines()
+        .rev()
+        .find_map(|l| l.strip_prefix(key).and_then(|v| v.trim().parse().ok()))
+}
+
+/// Nightly Rust and cargo-fuzz, installed when missing.
+fn prerequisites() -> Result<()> {
+    let has_nightly = Command::new("rustup")
+        .args(["run", "nightly", "rustc", "--version"])
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if !has_nightly {
+        run_cmd(Command::new("rustup").args([
+            "toolchain",
+            "install",
+            "nightly",
+            "--profile",
+            "minimal",
+        ]))?;
+    }
+    let has_fuzz = Command::new("cargo")
+        .args(["+nightly", "fuzz", "--version"])
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if !has_fuzz {
+        run_cmd(Command::new("cargo").args(["install", "cargo-fuzz", "--locked"]))?;
+    }
+    Ok(())
+}
+
+/// Writes the target's seeds into its corpus: the repository's own files of that kind, and
+/// documents made with gpufare-core where the repository keeps none.
+fn seed(root: &Path, target: &str, corpus: &Path) -> Result<()> {
+    let mut seeds: Vec<(String, Vec<u8>)> = Vec::new();
+    let files = |dir: &str, ext: &str| -> Result<Vec<PathBuf>> {
+        let mut found: Vec<PathBuf> = fs::read_dir(root.join(dir))
+            .with_context(|| format!("cannot list {dir}"))?
+            .filter_map(|e| e.ok().map(|e| e.path()))
+            .filter(|p| p.extension().is_some_and(|x| x == ext))
+            .collect();
+        found.sort();
+        Ok(found)
+    };
+    let read = |p: &Path| fs::read(p).with_context(|| format!("cannot read {}", p.display()));
+    let tasks = files("examples", "json")?;
+    match target {
+        "task" => {
+            for p in &tasks {
+                seeds.push((name(p), read(p)?));
+            }
+        }
+        "profile" => {
+            for p in files("tests/profiles", "json")? {
+                seeds.push((name(&p), read(&p)?));
+            }
+        }
+        "catalog" => {
+            // The first byte picks the file name: 0 JSON, 1 our CSV, 2 SkyPilot.
+            seeds.push((
+                "catalog.csv".into(),
+                prefixed(1, &read(&root.join("core/data/catalog.csv"))?),
+            ));
+            for p in files("tests/fixtures/skypilot", "csv")? {
+                seeds.push((name(&p), prefixed(2, &read(&p)?)));
+            }
+            let json = gpufare_core::offers::catalog::catalog_to_json(default_catalog());
+            seeds.push(("catalog.json".into(), prefixed(0, json.as_bytes())));
+        }
+        "scenario" => {
+            for id in PRESET_IDS {
+                let task = preset(id).context("preset")?;
+                let scenario = Scenario::new(task, Some(id));
+                seeds.push((format!("{id}.json"), serde_json::to_vec(&scenario)?));
+                seeds.push((format!("{id}.link"), encode_share(&scenario).into_bytes()));
+            }
+        }
+        "budget" => {
+            let settings = PlanSettings {
+                trials: 20,
+                ..PlanSettings::default()
+            };
+            for id in PRESET_IDS.iter().take(3) {
+                let task = preset(id).context("preset")?;
+                let result = plan(&task, default_catalog(), &settings)?;
+                let b = budget(&result, &task, default_catalog());
+                seeds.push((format!("{id}.json"), budget_json(&b).into_bytes()));
+            }
+        }
+        "trace" => {
+            for p in files("tests/fixtures/traces", "json")? {
+                seeds.push((name(&p), read(&p)?));
+            }
+            seeds.push((
+                "small.csv".into(),
+                b"timestamp,count\n0,1\n600,0\n1200,1\n1800,1\n2400,0\n".to_vec(),
+            ));
+            seeds.push((
+                "small.json".into(),
+                br#"{"gap_seconds": 600, "data": [1, 1, 0, 1, 0, 0, 1]}"#.to_vec(),
+            ));
+        }
+        "plan" => {
+            for p in tasks.iter().take(4) {
+                seeds.push((name(p), read(p)?));
+            }
+            if let Some(p) = tasks.first() {
+                let mut with_trace = read(p)?;
+                with_trace.extend_from_slice(b"\n---\n");
+                let one = default_catalog()
+                    .offers
+                    .iter()
+                    .filter(|o| o.interruptions.interrupts())
+                    .take(2)
+                    .cloned()
+                    .collect();
+                let small = gpufare_core::offers::catalog::Catalog {
+                    format_version: 1,
+                    offers: one,
+                };
+                with_trace.extend_from_slice(
+                    gpufare_core::offers::catalog::catalog_to_json(&small).as_bytes(),
+                );
+                with_trace.extend_from_slice(b"\n---\n");
+                with_trace
+                    .extend_from_slice(br#"{"gap_seconds": 600, "data": [1, 1, 0, 1, 0, 0, 1]}"#);
+                seeds.push(("with-trace.txt".into(), with_trace));
+            }
+        }
+        "numbers" => {
+            for (i, s) in [
+                "2.50",
+                " 12 ",
+                "１２．５",
+                "-3",
+                "1e5",
+                "0.000001",
+                "99999999999999999999999999999",
+            ]
+            .iter()
+            .enumerate()
+            {
+                seeds.push((format!("n{i}"), s.as_bytes().to_vec()));
+            }
+        }
+        other => bail!("no seeds for fuzz target {other}"),
+    }
+    for (file, bytes) in seeds {
+        fs::write(corpus.join(format!("seed-{file}")), bytes)?;
+    }
+    Ok(())
+}
+
+fn name(p: &Path) -> String {
+    p.file_name()
+        .map_or_else(|| "seed".into(), |n| n.to_string_lossy().into_owned())
+}
+
+fn prefixed(byte: u8, bytes: &[u8]) -> Vec<u8> {
+    let mut v = Vec::with_capacity(bytes.len() + 1);
+    v.push(byte);
+    v.extend_from_slice(bytes);
+    v
+}
