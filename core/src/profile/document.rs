@@ -221,7 +221,10 @@ impl Profile {
             _ => Ok(()),
         };
         for (i, g) in self.gpus.iter().enumerate() {
-            memory(format!("gpus[{i}].memory_total_bytes"), g.memory_total_bytes)?;
+            memory(
+                format!("gpus[{i}].memory_total_bytes"),
+                g.memory_total_bytes,
+            )?;
             for (j, m) in g.mig_devices.iter().enumerate() {
                 memory(
                     format!("gpus[{i}].mig_devices[{j}].memory_total_bytes"),

@@ -15,9 +15,9 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use crate::hardware::gpu::spec_for;
+use crate::numbers::problem::{FieldError, Problem};
 use crate::offers::catalog::Catalog;
 use crate::offers::offer::IoRates;
-use crate::numbers::problem::{FieldError, Problem};
 use crate::offers::tenancy::{SlowdownOverride, SlowdownSource, Tenancy};
 use crate::profile::document::Profile;
 use crate::profile::figures::machine_figures;
