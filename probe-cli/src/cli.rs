@@ -66,7 +66,7 @@ pub enum Command {
         #[arg(long, value_name = "N", default_value_t = 1)]
         seed: u64,
         /// Monte Carlo trials of the model.
-        #[arg(long, value_name = "N", default_value_t = 2000, value_parser = clap::value_parser!(u32).range(1..=1_000_000))]
+        #[arg(long, value_name = "N", default_value_t = 2000, value_parser = clap::value_parser!(u32).range(1..=100_000))]
         trials: u32,
     },
     /// Print the JSON Schema of a document: task, catalog, profile, plan, budget or scenario.
@@ -146,8 +146,8 @@ pub struct PlanArgs {
     #[arg(long, value_name = "N")]
     pub seed: Option<u64>,
 
-    /// Monte Carlo trials per offer (default 2000).
-    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=1_000_000))]
+    /// Monte Carlo trials per offer (default 2000, at most 100,000).
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=100_000))]
     pub trials: Option<u32>,
 
     /// Output format.

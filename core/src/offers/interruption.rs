@@ -107,6 +107,7 @@ pub struct Interruptions {
     pub interruption_per_month: Option<f64>,
     /// Interruptions per hour of running, 0 to 60.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(range(min = 0, max = 60))]
     pub interruption_per_hour: Option<f64>,
     /// Mean running hours between interruptions, above 1/60.
     #[serde(default, skip_serializing_if = "Option::is_none")]

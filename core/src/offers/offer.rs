@@ -117,12 +117,15 @@ pub struct Offer {
     /// GPU short name from the spec table, e.g. `RTX4090`.
     pub gpu: String,
     /// Number of GPUs (or slices) in the offer.
+    #[schemars(range(min = 1, max = 1024))]
     pub gpu_count: u32,
     /// How the GPU is shared.
     pub tenancy: Tenancy,
     /// Share of one physical GPU's compute per GPU in the offer, in (0, 1].
+    #[schemars(range(min = 0, max = 1))]
     pub gpu_fraction: f64,
     /// VRAM visible per GPU or slice, GiB.
+    #[schemars(range(min = 0, max = 4096))]
     pub vram_gib: f64,
     /// Host vCPUs, when known.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -140,7 +143,7 @@ pub struct Offer {
     #[schemars(with = "Option<String>")]
     pub upfront: Option<Decimal>,
     /// Per hour (pay-as-you-go, spot), per term (daily..yearly) or recurring per month (reserved),
-    /// for the whole offer, in the offer's currency.
+    /// for the whole offer, in the offer's currency: 0, or from 0.000001 to 100000000.
     #[schemars(with = "String")]
     pub price: Decimal,
     /// Currency of every price in the row.

@@ -36,6 +36,7 @@ pub struct PlanSettings {
     /// Seed of the Monte Carlo; the same seed gives the same answer on every target.
     pub seed: u64,
     /// Monte Carlo trials per offer.
+    #[schemars(range(min = 1, max = 100_000))]
     pub trials: u32,
     /// Provider discounts.
     #[serde(default)]

@@ -180,6 +180,7 @@ pub struct TaskProfile {
     /// What kind of work it is.
     pub kind: TaskKind,
     /// Hours one run takes on one dedicated reference GPU.
+    #[schemars(range(min = 0, max = 1_000_000))]
     pub work_hours: f64,
     /// The GPU `work_hours` was measured or estimated on (short name, e.g. `A100-80GB`).
     pub reference_gpu: String,
@@ -188,11 +189,14 @@ pub struct TaskProfile {
     pub bound: Bound,
     /// Number of runs (tuning rounds multiply the work).
     #[serde(default = "one")]
+    #[schemars(range(min = 1, max = 10_000))]
     pub runs: u32,
     /// VRAM needed per GPU, GiB.
+    #[schemars(range(min = 0, max = 100_000))]
     pub vram_gib: f64,
     /// GPUs the job needs at least (multi-GPU training needs whole cards that can talk).
     #[serde(default = "one")]
+    #[schemars(range(min = 1, max = 1024))]
     pub gpus: u32,
     /// Whether the work spreads over every GPU of a bigger machine (DDP/FSDP).
     #[serde(default)]
@@ -202,6 +206,7 @@ pub struct TaskProfile {
     pub sensitivity: Sensitivity,
     /// Wall-clock hours by which the whole task must be done.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(range(min = 0, max = 1_000_000))]
     pub deadline_hours: Option<f64>,
     /// What missing the deadline costs, in `currency`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -241,12 +246,15 @@ pub struct TaskProfile {
     pub prototype: Option<Prototype>,
     /// Data kept on the provider's storage, GB.
     #[serde(default)]
+    #[schemars(range(min = 0, max = 1_000_000_000))]
     pub storage_gb: f64,
     /// Months the data stays (at least the task's duration is billed).
     #[serde(default)]
+    #[schemars(range(min = 0, max = 1_000_000_000))]
     pub storage_months: f64,
     /// Data sent out to the internet, GB.
     #[serde(default)]
+    #[schemars(range(min = 0, max = 1_000_000_000))]
     pub egress_gb: f64,
     /// Data each run reads from the machine's disk (dataset size times epochs), GB. With a
     /// measured disk rate for an offer, a run lasts at least as long as reading it takes.
