@@ -275,6 +275,17 @@ fn seed(root: &Path, target: &str, corpus: &Path) -> Result<()> {
         }
         other => bail!("no seeds for fuzz target {other}"),
     }
+    // Inputs that once crashed a target stay in its corpus for good.
+    let kept = root.join("fuzz/regressions").join(target);
+    if kept.is_dir() {
+        let mut found: Vec<PathBuf> = fs::read_dir(&kept)?
+            .filter_map(|e| e.ok().map(|e| e.path()))
+            .collect();
+        found.sort();
+        for p in found {
+            seeds.push((format!("regression-{}", name(&p)), read(&p)?));
+        }
+    }
     for (file, bytes) in seeds {
         fs::write(corpus.join(format!("seed-{file}")), bytes)?;
     }

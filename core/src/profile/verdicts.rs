@@ -41,7 +41,9 @@ fn vgpu_profile(name: &str) -> bool {
         return true;
     }
     let last = name.rsplit(['-', ' ']).next().unwrap_or("");
-    let (digits, letter) = last.split_at(last.len().saturating_sub(1));
+    // Split before the last character (not byte: a name may hold any Unicode).
+    let cut = last.char_indices().last().map_or(0, |(i, _)| i);
+    let (digits, letter) = last.split_at(cut);
     !digits.is_empty()
         && digits.chars().all(|c| c.is_ascii_digit())
         && matches!(letter, "C" | "Q" | "A" | "B")
@@ -527,6 +529,14 @@ fn benchmark(profile: &Profile, gpu: &GpuFacts) -> Vec<Verdict> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_vgpu_name_ending_in_any_character_is_read_without_panicking() {
+        // Found by the profile fuzz target: the last byte was inside a multi-byte character.
+        assert!(!vgpu_profile("NVIDIA RTX 4090M-M\u{fffd}"));
+        assert!(!vgpu_profile("板卡-８Ｃ"));
+        assert!(vgpu_profile("NVIDIA A100-40C"));
+    }
 
     #[test]
     fn reads_profile_names() {
