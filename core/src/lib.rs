@@ -20,6 +20,14 @@
 //! The crate does no I/O, reads no clock and no environment, and has no ambient randomness (see
 //! `clippy.toml` next to this crate), so the command-line tool and the WebAssembly site compute
 //! the very same figures from the same input. `cargo xtask layers` checks the order above.
+//!
+//! Nothing in it may panic on input: no `unwrap`, no `expect`, no indexing (use `get`, slice
+//! patterns and iterators). Bad input must come back as an error, never a crash, and the site's
+//! WebAssembly aborts on any panic, blanking the whole page. Tests may still unwrap.
+#![cfg_attr(
+    not(test),
+    deny(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing)
+)]
 
 /// Gives a unit enum its file identifiers: `ALL` (every value in declaration order), `id()` (the
 /// identifier serde writes; a test checks they agree) and `from_id()`. The site and the CLI word

@@ -34,20 +34,19 @@ impl Summary {
 
 /// The nearest-rank percentile `q` (0..=1) of sorted samples.
 pub fn percentile(sorted: &[f64], q: f64) -> f64 {
-    if sorted.is_empty() {
-        return f64::NAN;
-    }
     let rank = (q * sorted.len() as f64).ceil() as usize;
-    sorted[rank.clamp(1, sorted.len()) - 1]
+    // Rank 1 is the first sample; an empty series has no rank and no percentile.
+    sorted
+        .get(rank.clamp(1, sorted.len().max(1)) - 1)
+        .copied()
+        .unwrap_or(f64::NAN)
 }
 
 /// Summarises the finite samples of a series; `None` when there are none.
 pub fn summarize(samples: &[f64]) -> Option<Summary> {
     let mut sorted: Vec<f64> = samples.iter().copied().filter(|x| x.is_finite()).collect();
-    if sorted.is_empty() {
-        return None;
-    }
     sorted.sort_by(f64::total_cmp);
+    let (&min, &max) = (sorted.first()?, sorted.last()?);
     let n = sorted.len();
     let mean = sorted.iter().sum::<f64>() / n as f64;
     let var = if n > 1 {
@@ -57,11 +56,11 @@ pub fn summarize(samples: &[f64]) -> Option<Summary> {
     };
     Some(Summary {
         n,
-        min: sorted[0],
+        min,
         p50: percentile(&sorted, 0.50),
         p95: percentile(&sorted, 0.95),
         p99: percentile(&sorted, 0.99),
-        max: sorted[n - 1],
+        max,
         mean,
         stddev: libm::sqrt(var),
     })

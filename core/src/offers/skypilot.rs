@@ -201,7 +201,10 @@ pub fn import_vms_csv(
             skip(&mut report, SkipReason::NoAccelerator);
             continue;
         }
-        let Some(gpu) = map_gpu(accelerator) else {
+        // `map_gpu` only names GPUs of the spec table, so the second look-up always succeeds;
+        // doing both in one step leaves no panic behind should that ever change.
+        let Some((gpu, spec)) = map_gpu(accelerator).and_then(|gpu| Some((gpu, find_gpu(gpu)?)))
+        else {
             skip(
                 &mut report,
                 SkipReason::UnknownGpu {
@@ -210,7 +213,6 @@ pub fn import_vms_csv(
             );
             continue;
         };
-        let spec = find_gpu(gpu).expect("mapped GPUs exist");
         let price: f64 = match get(Some(c_price)).parse() {
             Ok(p) if p > 0.0 && f64::is_finite(p) => p,
             _ => {

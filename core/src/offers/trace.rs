@@ -387,8 +387,8 @@ pub fn parse_trace_csv(name: &str, text: &str) -> Result<Trace, TraceError> {
         return Err(TraceError::Empty);
     }
     let mut b = SpanBuilder::default();
-    for pair in rows.windows(2) {
-        b.push(pair[0].1, pair[1].0 - pair[0].0);
+    for (&(t0, count), &(t1, _)) in rows.iter().zip(rows.iter().skip(1)) {
+        b.push(count, t1 - t0);
     }
     intervals.sort_by(f64::total_cmp);
     let tick = check_tick(percentile(&intervals, 0.5).min(MAX_TICK_SECONDS))?;
@@ -539,17 +539,13 @@ impl Trace {
         if total <= 0.0 {
             return 0.0;
         }
+        let mut gaps: Vec<f64> = stretches
+            .iter()
+            .filter(|&&(running, _)| !running)
+            .map(|&(_, hours)| hours)
+            .collect();
         // Gaps that wrap around the end join the leading gap.
-        let n = stretches.len();
-        let mut gaps: Vec<f64> = Vec::new();
-        let mut i = 0;
-        while i < n {
-            if !stretches[i].0 {
-                gaps.push(stretches[i].1);
-            }
-            i += 1;
-        }
-        if n > 1 && !stretches[0].0 && !stretches[n - 1].0 {
+        if let [(false, _), .., (false, _)] = stretches {
             let last = gaps.pop().unwrap_or(0.0);
             if let Some(first) = gaps.first_mut() {
                 *first += last;
@@ -565,12 +561,14 @@ impl Trace {
         let stretches = self.stretches();
         let hours = self.hours();
         let running_hours: f64 = stretches.iter().filter(|s| s.0).map(|s| s.1).sum();
-        let preemptions = stretches.windows(2).filter(|w| w[0].0 && !w[1].0).count() as u32;
+        // A preemption is a running stretch followed by a gap: the gaps after one.
         let gaps_after: Vec<f64> = stretches
-            .windows(2)
-            .filter(|w| w[0].0 && !w[1].0)
-            .map(|w| w[1].1)
+            .iter()
+            .zip(stretches.iter().skip(1))
+            .filter(|&(&(before, _), &(after, _))| before && !after)
+            .map(|(_, &(_, gap))| gap)
             .collect();
+        let preemptions = gaps_after.len() as u32;
         let gap_mean = if gaps_after.is_empty() {
             0.0
         } else {

@@ -252,19 +252,21 @@ fn run_length(
     let last_shared = points.iter().rposition(|p| !cheaper(p));
     let work_hours = match last_shared {
         None => Some(0.0),
-        Some(i) if i + 1 == points.len() => None,
-        Some(i) => {
-            let (p0, p1) = (&points[i], &points[i + 1]);
-            // Linear interpolation of the gap between the two points.
-            let gap = |p: &Point| f64::try_from(p.b.amount - p.a.amount).unwrap_or(0.0);
-            let (g0, g1) = (gap(p0), gap(p1));
-            let t = if (g0 - g1).abs() > 0.0 {
-                g0 / (g0 - g1)
-            } else {
-                0.0
-            };
-            Some(crate::plan::context::round4(p0.x + t * (p1.x - p0.x)))
-        }
+        Some(i) => match points.get(i..i + 2) {
+            Some([p0, p1]) => {
+                // Linear interpolation of the gap between the two points.
+                let gap = |p: &Point| f64::try_from(p.b.amount - p.a.amount).unwrap_or(0.0);
+                let (g0, g1) = (gap(p0), gap(p1));
+                let t = if (g0 - g1).abs() > 0.0 {
+                    g0 / (g0 - g1)
+                } else {
+                    0.0
+                };
+                Some(crate::plan::context::round4(p0.x + t * (p1.x - p0.x)))
+            }
+            // Shared is still cheaper at the last point: no crossing within the sweep.
+            _ => None,
+        },
     };
     Some(RunLengthBreakEven { work_hours, points })
 }

@@ -128,7 +128,8 @@ pub fn plan_with_traces(
             let mut option = option.clone();
             let twin = fallback_for(&ctx, offer).and_then(|f| {
                 let j = catalog.offers.iter().position(|o| o.id == f.id)?;
-                Some((f, &parts[j].0, &parts[j].2))
+                let (option, _, time) = parts.get(j)?;
+                Some((f, option, time))
             });
             add_risk(&ctx, offer, &mut option, time, &draws, twin);
             option

@@ -84,12 +84,18 @@ pub struct TraceCapacity<'a> {
 }
 
 impl TraceCapacity<'_> {
+    /// Stretch `i` of the cycle. Positions stay below the number of stretches (`at` and `next`
+    /// keep them there), so only an empty cycle reads past the end: as a gap of no hours.
+    fn stretch(&self, i: usize) -> (bool, f64) {
+        self.cycle.stretches.get(i).copied().unwrap_or((false, 0.0))
+    }
+
     fn len(&self, i: usize) -> f64 {
-        self.cycle.stretches[i].1
+        self.stretch(i).1
     }
 
     fn running_at(&self, i: usize) -> bool {
-        self.cycle.stretches[i].0
+        self.stretch(i).0
     }
 
     fn next(&mut self) {
@@ -215,8 +221,10 @@ pub fn replay(
     for (i, start) in (0..ticks).step_by(stride).enumerate() {
         // Past the budget, the starts already replayed are reused in turn (as in the Monte
         // Carlo): the work stays bounded however long the job and the trace.
-        if events > EVENT_BUDGET && !replayed.is_empty() {
-            sim.push(&replayed[i % replayed.len()], scale);
+        if events > EVENT_BUDGET
+            && let Some(outcome) = i.checked_rem(replayed.len()).and_then(|k| replayed.get(k))
+        {
+            sim.push(outcome, scale);
             continue;
         }
         let mut capacity = cycle.at(start as f64 * tick);

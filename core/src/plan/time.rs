@@ -262,6 +262,20 @@ impl Draws {
         self.factors.borrow_mut().push((key, Rc::clone(&f)));
         f
     }
+
+    /// Each trial's draws in turn, one of each per run simulated: its factors (a series from
+    /// [`Draws::factors`]) and its exponential waits. `new` makes both series `trials x runs`
+    /// long with `runs` at least 1, so there is one whole chunk per trial.
+    fn per_trial<'a>(
+        &'a self,
+        factors: &'a [f64],
+    ) -> impl Iterator<Item = (&'a [f64], &'a [f64])> + 'a {
+        let runs = self.runs.max(1);
+        factors
+            .chunks_exact(runs)
+            .zip(self.waits.chunks_exact(runs))
+            .take(self.trials)
+    }
 }
 
 /// The simulated distribution for one offer (one value per trial).
@@ -294,9 +308,9 @@ impl Simulation {
 
     /// Trial indexes sorted by wall-clock time.
     pub fn order(&self) -> Vec<usize> {
-        let mut order: Vec<usize> = (0..self.wall_hours.len()).collect();
-        order.sort_by(|&a, &b| self.wall_hours[a].total_cmp(&self.wall_hours[b]));
-        order
+        let mut order = self.indexed_walls();
+        order.sort_by(|a, b| a.1.total_cmp(&b.1));
+        order.into_iter().map(|(i, _)| i).collect()
     }
 
     /// The index of the trial at quantile `q` of wall-clock time (nearest rank).
@@ -305,12 +319,25 @@ impl Simulation {
         if n == 0 {
             return None;
         }
-        let mut order: Vec<usize> = (0..n).collect();
+        let mut order = self.indexed_walls();
         let k = (libm::ceil(q * n as f64) as usize).clamp(1, n) - 1;
-        order.select_nth_unstable_by(k, |&a, &b| {
-            self.wall_hours[a].total_cmp(&self.wall_hours[b])
-        });
-        Some(order[k])
+        let (_, &mut (i, _), _) = order.select_nth_unstable_by(k, |a, b| a.1.total_cmp(&b.1));
+        Some(i)
+    }
+
+    /// Each trial's index next to its wall-clock hours, in trial order: sorted or selected
+    /// by the hours, the indexes come along without being looked up again.
+    fn indexed_walls(&self) -> Vec<(usize, f64)> {
+        self.wall_hours.iter().copied().enumerate().collect()
+    }
+
+    /// Trial `i`: (wall hours, running hours, fallback hours); `None` past the last trial.
+    pub fn trial(&self, i: usize) -> Option<(f64, f64, f64)> {
+        Some((
+            *self.wall_hours.get(i)?,
+            *self.running_hours.get(i)?,
+            *self.fallback_hours.get(i)?,
+        ))
     }
 
     /// The trials at the median and the 90th percentile of wall-clock time, each as
@@ -322,7 +349,8 @@ impl Simulation {
     /// The trial at quantile `q` of wall-clock time: (wall hours, running hours).
     pub fn at_quantile(&self, q: f64) -> (f64, f64) {
         self.index_at(q)
-            .map_or((0.0, 0.0), |i| (self.wall_hours[i], self.running_hours[i]))
+            .and_then(|i| Some((*self.wall_hours.get(i)?, *self.running_hours.get(i)?)))
+            .unwrap_or((0.0, 0.0))
     }
 
     /// Share of trials whose wall-clock time exceeds `hours`.
@@ -385,14 +413,13 @@ pub fn simulate_policy(
         && inputs.start_available == 0.0
         && (rule == Rule::Stay || fallback.is_none())
     {
-        for trial in 0..draws.trials {
-            let first = trial * draws.runs;
+        for (factors, waits) in draws.per_trial(&factors) {
             let mut wall = 0.0;
             let mut running = 0.0;
-            for run in 0..draws.runs {
-                let work = inputs.run_hours * inputs.slowdown.median * factors[first + run];
+            for (run, (&factor, &wait)) in factors.iter().zip(waits).enumerate() {
+                let work = inputs.run_hours * inputs.slowdown.median * factor;
                 if inputs.queue_every_run || run == 0 {
-                    wall += inputs.queue_mean_hours * draws.waits[first + run];
+                    wall += inputs.queue_mean_hours * wait;
                 }
                 wall += work;
                 running += work;
@@ -415,9 +442,9 @@ pub fn simulate_policy(
         let e = expect(inputs);
         let per_job = e.interruptions / f64::from(inputs.runs.max(1)) * draws.runs as f64;
         if e.never_finishes || per_job > FLUID_PREEMPTIONS {
-            for trial in 0..draws.trials {
+            for (factors, waits) in draws.per_trial(&factors) {
                 sim.push(
-                    &fluid_trial(inputs, draws, &factors, trial, e.never_finishes),
+                    &fluid_trial(inputs, factors, waits, e.never_finishes),
                     scale,
                 );
             }
@@ -427,16 +454,18 @@ pub fn simulate_policy(
     let key = Stream::key(seed, label);
     let mut simulated: Vec<crate::plan::job::Outcome> = Vec::new();
     let mut events: u64 = 0;
-    for trial in 0..draws.trials {
+    for (trial, (factors, waits)) in draws.per_trial(&factors).enumerate() {
         // Past the budget, the trials already simulated are reused in turn.
-        if events > EVENT_BUDGET && !simulated.is_empty() {
-            let outcome = simulated[trial % simulated.len()];
-            sim.push(&outcome, scale);
+        if events > EVENT_BUDGET
+            && let Some(outcome) = trial
+                .checked_rem(simulated.len())
+                .and_then(|k| simulated.get(k))
+        {
+            sim.push(outcome, scale);
             continue;
         }
-        let first = trial * draws.runs;
-        for (run, w) in works.iter_mut().enumerate() {
-            *w = inputs.run_hours * inputs.slowdown.median * factors[first + run];
+        for (w, &factor) in works.iter_mut().zip(factors) {
+            *w = inputs.run_hours * inputs.slowdown.median * factor;
         }
         let mut stream = Stream::trial_of(key, trial as u64);
         let fallback_queue = stream.exponential();
@@ -450,7 +479,7 @@ pub fn simulate_policy(
             inputs.gap_mean_hours,
             inputs.queue_mean_hours,
             inputs.start_available,
-            &draws.waits[first..first + draws.runs],
+            waits,
             stream,
         );
         let job = Job {
@@ -483,9 +512,8 @@ pub const EVENT_BUDGET: u64 = 2_000_000;
 /// for the trial's own slowdown, each preemption followed by a mean gap.
 fn fluid_trial(
     inputs: &TimeInputs,
-    draws: &Draws,
     factors: &[f64],
-    trial: usize,
+    waits: &[f64],
     never: bool,
 ) -> crate::plan::job::Outcome {
     let never_outcome = crate::plan::job::Outcome {
@@ -498,12 +526,11 @@ fn fluid_trial(
     if never {
         return never_outcome;
     }
-    let first = trial * draws.runs;
     let (mut wall, mut billed, mut preemptions) = (0.0, 0.0, 0.0);
-    for run in 0..draws.runs {
-        let work = inputs.run_hours * inputs.slowdown.median * factors[first + run];
+    for (run, (&factor, &wait)) in factors.iter().zip(waits).enumerate() {
+        let work = inputs.run_hours * inputs.slowdown.median * factor;
         if inputs.queue_every_run || run == 0 {
-            wall += inputs.queue_mean_hours * draws.waits[first + run];
+            wall += inputs.queue_mean_hours * wait;
         }
         let (running, failures) = run_with_interruptions(work, inputs);
         wall += running + failures * inputs.gap_mean_hours;
