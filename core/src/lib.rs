@@ -26,7 +26,12 @@
 //! WebAssembly aborts on any panic, blanking the whole page. Tests may still unwrap.
 #![cfg_attr(
     not(test),
-    deny(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing)
+    deny(
+        clippy::unwrap_used,
+        clippy::expect_used,
+        clippy::indexing_slicing,
+        clippy::string_slice
+    )
 )]
 
 /// Gives a unit enum its file identifiers: `ALL` (every value in declaration order), `id()` (the

@@ -156,7 +156,7 @@ fn rounded_fraction(text: &str) -> Result<Decimal, rust_decimal::Error> {
     let keep = 28usize
         .saturating_sub(int.trim_start_matches(['+', '-']).len())
         .min(frac.len());
-    Decimal::from_str(&format!("{int}.{}", &frac[..keep]))
+    Decimal::from_str(&format!("{int}.{}", frac.get(..keep).unwrap_or(frac)))
 }
 
 #[cfg(test)]

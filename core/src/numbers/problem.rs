@@ -184,7 +184,7 @@ impl From<serde_json::Error> for JsonProblem {
         let full = e.to_string();
         // serde_json appends " at line L column C"; the position is kept in its own fields.
         let detail = match full.rfind(" at line ") {
-            Some(i) => full[..i].to_owned(),
+            Some(i) => full.get(..i).unwrap_or(&full).to_owned(),
             None => full,
         };
         let quoted = |prefix: &str| {

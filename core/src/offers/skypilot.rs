@@ -114,11 +114,11 @@ pub fn map_gpu(name: &str) -> Option<&'static str> {
 fn dict_number(literal: &str, key: &str) -> Option<f64> {
     let needle = format!("'{key}':");
     let start = literal.find(&needle)? + needle.len();
-    let rest = literal[start..].trim_start();
+    let rest = literal.get(start..)?.trim_start();
     let end = rest
         .find(|c: char| !(c.is_ascii_digit() || c == '.' || c == '-' || c == 'e'))
         .unwrap_or(rest.len());
-    rest[..end].parse().ok()
+    rest.get(..end)?.parse().ok()
 }
 
 fn slug(text: &str) -> String {
