@@ -15,7 +15,9 @@
 //! 7. [`workload`] — VRAM and run time estimated from a model;
 //! 8. [`scenario`] — everything the site shows in one document, and share links;
 //! 9. [`export`] — budgets as JSON, CSV and Markdown, and their differences;
-//! 10. [`schema`] — the JSON Schemas of every document.
+//! 10. [`fleet`] — many nodes' profiles merged, grouped, their spread and outliers, as text,
+//!     Prometheus and measured factors;
+//! 11. [`schema`] — the JSON Schemas of every document.
 //!
 //! The crate does no I/O, reads no clock and no environment, and has no ambient randomness (see
 //! `clippy.toml` next to this crate), so the command-line tool and the WebAssembly site compute
@@ -59,6 +61,7 @@ macro_rules! identifiers {
 }
 
 pub mod export;
+pub mod fleet;
 pub mod hardware;
 pub mod numbers;
 pub mod offers;
