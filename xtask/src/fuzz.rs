@@ -24,8 +24,9 @@ use gpufare_core::task::presets::{PRESET_IDS, preset};
 use crate::run_cmd;
 
 /// The fuzz targets, one per parser (and `plan` on parsed input).
-pub const TARGETS: [&str; 8] = [
-    "task", "profile", "catalog", "scenario", "budget", "trace", "plan", "numbers",
+pub const TARGETS: [&str; 10] = [
+    "task", "profile", "catalog", "scenario", "budget", "trace", "plan", "numbers", "fleet",
+    "rules",
 ];
 
 /// Inputs the fixed-seed pass runs, over all targets together.
@@ -272,6 +273,29 @@ fn seed(root: &Path, target: &str, corpus: &Path) -> Result<()> {
             {
                 seeds.push((format!("n{i}"), s.as_bytes().to_vec()));
             }
+        }
+        "fleet" => {
+            // The test profiles joined as JSON lines (one compact profile a line), and the same
+            // fleet with a damaged line in the middle.
+            let mut lines = Vec::new();
+            for p in files("tests/profiles", "json")? {
+                let value: serde_json::Value = serde_json::from_slice(&read(&p)?)
+                    .with_context(|| format!("{} is not JSON", p.display()))?;
+                lines.push(serde_json::to_string(&value)?);
+            }
+            seeds.push(("fleet.jsonl".into(), (lines.join("\n") + "\n").into_bytes()));
+            let mut damaged = lines.clone();
+            damaged.insert(lines.len() / 2, "{\"format_version\": 2, \"tool\":".into());
+            seeds.push(("damaged.jsonl".into(), damaged.join("\n").into_bytes()));
+        }
+        "rules" => {
+            // The first byte picks the name: even TOML, odd JSON.
+            let toml = "mad_k = 4.5\nmin_relative_band = 0.08\nmin_group_nodes = 4\n\
+                        verdict_level = \"alert\"\nignore_verdicts = [\"slice\", \"jitter\"]\n\
+                        ignore_figures = [\"download_mbit_s\"]\n[min_band]\ngemm_tflops = 2.0\n";
+            seeds.push(("rules.toml".into(), prefixed(0, toml.as_bytes())));
+            let json = serde_json::to_vec(&gpufare_core::fleet::Rules::default())?;
+            seeds.push(("rules.json".into(), prefixed(1, &json)));
         }
         other => bail!("no seeds for fuzz target {other}"),
     }
