@@ -8,6 +8,7 @@ mod bench;
 mod cli;
 mod disk;
 mod estimate;
+mod fleet;
 mod gpu;
 mod host;
 mod hoststat;
@@ -89,6 +90,7 @@ fn run(cli: cli::Cli) -> anyhow::Result<()> {
                 plan_cmd::CatalogAction::Convert { input, to, output }
             }
         }),
+        cli::Command::Fleet(command) => fleet::run(&command),
         cli::Command::Schema { name } => plan_cmd::run_schema(&name),
         cli::Command::Trace {
             files,

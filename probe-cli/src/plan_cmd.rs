@@ -11,6 +11,7 @@ use gpufare_core::export::budget::{Budget, budget, budget_json, parse_budget};
 use gpufare_core::export::csv::budget_csv;
 use gpufare_core::export::diff::{diff, diff_text};
 use gpufare_core::export::markdown::{break_even_sentences, budget_markdown};
+use gpufare_core::fleet::{Rules, fleet_factors, report as fleet_report};
 use gpufare_core::numbers::money::group_thousands;
 use gpufare_core::offers::catalog::{
     CATALOG_FORMAT_VERSION, Catalog, CatalogError, catalog_to_json,
@@ -22,7 +23,7 @@ use gpufare_core::offers::trace::AttachedTrace;
 use gpufare_core::plan::plan_with_traces;
 use gpufare_core::plan::settings::PlanSettings;
 use gpufare_core::profile::document::parse_profile;
-use gpufare_core::profile::evidence::{apply, measured_factors};
+use gpufare_core::profile::evidence::{MeasuredFactors, apply, measured_factors};
 use gpufare_core::scenario::document::{Scenario, parse_scenario};
 use gpufare_core::task::document::{TaskProfile, parse_task};
 use rust_decimal::Decimal;
@@ -78,6 +79,7 @@ pub struct PlanRequest {
     pub diff: Option<PathBuf>,
     pub top: usize,
     pub traces: Vec<(String, PathBuf)>,
+    pub fleets: Vec<PathBuf>,
 }
 
 impl crate::cli::PlanArgs {
@@ -114,6 +116,7 @@ impl crate::cli::PlanArgs {
                 .iter()
                 .map(|a| trace_cmd::parse_trace_arg(a))
                 .collect::<Result<_>>()?,
+            fleets: self.fleet.clone(),
         })
     }
 }
@@ -213,29 +216,21 @@ pub fn run_plan(req: &PlanRequest) -> Result<()> {
         let profile = parse_profile(&read(path)?).map_err(|e| bad(path, e))?;
         let factors = measured_factors(&profile);
         let changed = apply(&mut catalog, &factors);
-        for (f, n) in factors.iter().zip(changed) {
+        tell_applied(path, &factors, changed);
+    }
+    for path in &req.fleets {
+        // Each group's medians (and spread) stand for its GPU model and kind of capacity.
+        let nodes = crate::fleet::merge::read_fleet(path)?;
+        let r = fleet_report(&nodes, &Rules::default());
+        let factors = fleet_factors(&r);
+        if factors.is_empty() {
             eprintln!(
-                "gpufare: {}: measured {} ({}) applied to {n} offers{}",
-                path.display(),
-                f.gpu,
-                if f.shared { "shared" } else { "dedicated" },
-                f.slowdown
-                    .map(|s| format!(", slowdown median {:.3} P99 {:.3}", s.median, s.p99))
-                    .unwrap_or_default(),
+                "gpufare: {}: no group of this fleet measured a GPU the plan knows; nothing applied",
+                path.display()
             );
-            if let Some(io) = f.io {
-                let rate = |v: Option<f64>, unit: &str| {
-                    v.map(|x| format!("{x:.0} {unit}"))
-                        .unwrap_or_else(|| "not measured".to_owned())
-                };
-                eprintln!(
-                    "gpufare: {}: measured IO: disk read {}, download {}",
-                    path.display(),
-                    rate(io.disk_read_mb_s, "MB/s"),
-                    rate(io.download_mbit_s, "Mbit/s"),
-                );
-            }
         }
+        let changed = apply(&mut catalog, &factors);
+        tell_applied(path, &factors, changed);
     }
     for t in trace_cmd::attach(&catalog, &req.traces)? {
         traces.retain(|x| x.offer_id != t.offer_id);
@@ -260,6 +255,33 @@ pub fn run_plan(req: &PlanRequest) -> Result<()> {
         PlanFormat::Table => table(&b, req.top) + &trace_cmd::risk_section(&result, req.top),
     };
     output::write_text(&req.output, &text)
+}
+
+/// Says on standard error which measured factors were applied to how many offers.
+fn tell_applied(path: &Path, factors: &[MeasuredFactors], changed: Vec<usize>) {
+    for (f, n) in factors.iter().zip(changed) {
+        eprintln!(
+            "gpufare: {}: measured {} ({}) applied to {n} offers{}",
+            path.display(),
+            f.gpu,
+            if f.shared { "shared" } else { "dedicated" },
+            f.slowdown
+                .map(|s| format!(", slowdown median {:.3} P99 {:.3}", s.median, s.p99))
+                .unwrap_or_default(),
+        );
+        if let Some(io) = f.io {
+            let rate = |v: Option<f64>, unit: &str| {
+                v.map(|x| format!("{x:.0} {unit}"))
+                    .unwrap_or_else(|| "not measured".to_owned())
+            };
+            eprintln!(
+                "gpufare: {}: measured IO: disk read {}, download {}",
+                path.display(),
+                rate(io.disk_read_mb_s, "MB/s"),
+                rate(io.download_mbit_s, "Mbit/s"),
+            );
+        }
+    }
 }
 
 /// The summary table.

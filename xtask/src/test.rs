@@ -33,6 +33,9 @@ fn install(root: &Path) -> Result<()> {
         ("chromium-driver", CHROMEDRIVER),
         ("iperf3", "/usr/bin/iperf3"),
         ("fio", "/usr/bin/fio"),
+        // A real one-node Slurm cluster for the fleet test (probe-cli/tests/fleet.rs).
+        ("slurm-wlm", "/usr/sbin/slurmctld"),
+        ("munge", "/usr/sbin/munged"),
         // A CJK font, so screenshots of the Chinese page show characters, not boxes.
         (
             "fonts-wqy-microhei",
