@@ -150,7 +150,7 @@ fn start_slurm(dir: &Path) -> Cluster {
          Debian's slurm-wlm and munge (or `apt-get install -y slurm-wlm munge` as root)",
         missing.join(", ")
     );
-    // SAFETY-free check of root: the daemons run as root here.
+    // The daemons run as root here (SlurmUser=root).
     let uid = text(&run(Command::new("id").arg("-u")).stdout);
     assert_eq!(
         uid.trim(),
@@ -278,7 +278,10 @@ fn slurm_array_probes_every_task_and_reports_the_one_that_failed() {
     // Task 3's output directory cannot be written: the task must be reported, not lost.
     make_read_only(&mut cluster, &out_dir.join("3"));
     let script = root.path().join("fleet.sbatch");
-    let out = run(gpufare()
+    // `timeout` only keeps a broken cluster from hanging the suite; nothing is timed.
+    let out = run(Command::new("timeout")
+        .arg("900")
+        .arg(env!("CARGO_BIN_EXE_gpufare"))
         .env("SLURM_CONF", &cluster.conf)
         .current_dir(root.path())
         .args([

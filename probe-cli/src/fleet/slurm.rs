@@ -277,7 +277,15 @@ fn wait(job: &str, args: &SlurmArgs) -> Result<Outcome> {
             .output()
             .context("cannot run squeue")?;
         let text = String::from_utf8_lossy(&out.stdout);
+        let err = String::from_utf8_lossy(&out.stderr);
         // Once purged, squeue says "Invalid job id specified" and exits 1: the job is over.
+        if !out.status.success() && !err.contains("Invalid job id") {
+            bail!(
+                "squeue cannot tell how job {job} is doing ({}): {}",
+                out.status,
+                err.trim()
+            );
+        }
         if text.trim().is_empty() {
             break;
         }
@@ -397,7 +405,7 @@ mod tests {
 
     #[test]
     fn index_placeholder_becomes_the_task_variable() {
-        assert_eq!(dir_word(Path::new("/a b/%a/x")), "'/a b/'\"$task\"'/x'");
+        assert_eq!(dir_word(Path::new("/a b/%a/x")), "'/a b/'\"$task\"/x");
         assert_eq!(dir_word(Path::new("/o/%a")), "/o/\"$task\"");
         assert_eq!(task_dir(Path::new("/o/%a"), 3), PathBuf::from("/o/3"));
     }
