@@ -6,9 +6,19 @@
 use schemars::schema_for;
 
 /// The documents that have a schema, by name.
-pub const SCHEMAS: [&str; 6] = ["task", "catalog", "profile", "plan", "budget", "scenario"];
+pub const SCHEMAS: [&str; 8] = [
+    "task",
+    "catalog",
+    "profile",
+    "plan",
+    "budget",
+    "scenario",
+    "fleet-report",
+    "fleet-rules",
+];
 
-/// The JSON Schema of a document (`task`, `catalog`, `profile`, `plan`, `budget`, `scenario`).
+/// The JSON Schema of a document (`task`, `catalog`, `profile`, `plan`, `budget`, `scenario`,
+/// `fleet-report`, `fleet-rules`).
 pub fn schema_json(name: &str) -> Option<String> {
     let schema = match name {
         "task" => schema_for!(crate::task::document::TaskProfile),
@@ -17,6 +27,8 @@ pub fn schema_json(name: &str) -> Option<String> {
         "plan" => schema_for!(crate::plan::PlanResult),
         "budget" => schema_for!(crate::export::budget::Budget),
         "scenario" => schema_for!(crate::scenario::document::Scenario),
+        "fleet-report" => schema_for!(crate::fleet::FleetReport),
+        "fleet-rules" => schema_for!(crate::fleet::Rules),
         _ => return None,
     };
     serde_json::to_string_pretty(&schema).ok().map(|mut s| {

@@ -73,10 +73,11 @@ pub enum Command {
     /// groups and the machines that are not what was paid for.
     #[command(subcommand, after_help = FLEET_EXAMPLES)]
     Fleet(FleetCommand),
-    /// Print the JSON Schema of a document: task, catalog, profile, plan, budget or scenario.
+    /// Print the JSON Schema of a document: task, catalog, profile, plan, budget, scenario,
+    /// fleet-report (`fleet report --format json`) or fleet-rules (`fleet report --rules`).
     Schema {
         /// Which document.
-        #[arg(value_parser = ["task", "catalog", "profile", "plan", "budget", "scenario"])]
+        #[arg(value_parser = ["task", "catalog", "profile", "plan", "budget", "scenario", "fleet-report", "fleet-rules"])]
         name: String,
     },
     /// Print a shell completion script: `gpufare completions bash > /etc/bash_completion.d/gpufare`.
