@@ -26,10 +26,13 @@ fn checked_in_schemas_match_the_types() {
             value["properties"]["format_version"].is_object(),
             "{name} has format_version"
         );
-        assert_eq!(
-            value["required"][0], "format_version",
-            "{name}: format_version is required first"
-        );
+        // A rules file is written by hand and every key has a default, its version too.
+        if name != "fleet-rules" {
+            assert_eq!(
+                value["required"][0], "format_version",
+                "{name}: format_version is required first"
+            );
+        }
     }
 }
 
