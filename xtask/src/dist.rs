@@ -97,7 +97,8 @@ fn list_chunks_in_worker(sw: &Path, chunks: &[String]) -> Result<()> {
 pub fn build(root: &Path, out: &Path) -> Result<()> {
     let args = [
         "build",
-        "--release",
+        "--profile",
+        "wasm-release",
         "--package",
         "gpufare-web",
         "--target",
@@ -159,7 +160,7 @@ pub fn build(root: &Path, out: &Path) -> Result<()> {
     let target_dir = std::env::var_os("CARGO_TARGET_DIR")
         .map(std::path::PathBuf::from)
         .unwrap_or_else(|| root.join("target"));
-    let wasm = target_dir.join("wasm32-unknown-unknown/release/gpufare-web.wasm");
+    let wasm = target_dir.join("wasm32-unknown-unknown/wasm-release/gpufare-web.wasm");
 
     // Assemble in a sibling folder, then swap it in, so `out` is never half-built.
     let staging = out.with_extension("staging");
