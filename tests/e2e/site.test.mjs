@@ -206,6 +206,136 @@ test('malformed, foreign and newer-version files get a clear message', async (t)
   assert.equal(await page.locator('#profile-error').count(), 0);
 });
 
+// ---- The site under bad input (issue 18, item 6) ----
+
+/** Every localStorage entry of the page, to compare before and after bad input. */
+function storage(page) {
+  return page.evaluate(() => Object.fromEntries(Object.keys(localStorage).sort().map((k) => [k, localStorage.getItem(k)])));
+}
+
+// Two quotes of the same GPU, monthly and by the hour, as a complete catalog CSV and JSON.
+const QUOTE_HEADER = 'id,provider,gpu,gpu_count,vram_gib,tenancy,billing_mode,price,currency,as_of,source,region,region_name,region_class,granularity\n';
+const QUOTE_ROWS = 'month,Me,A100-80GB,1,80,dedicated,monthly,5000,CNY,2026-01-01,my quote,cn,China,tier1,hour\n' +
+  'payg,Me,A100-80GB,1,80,dedicated,pay_as_you_go,8,CNY,2026-01-01,my quote,cn,China,tier1,second\n';
+const QUOTE_JSON = ['month', 'payg'].map((id) => ({
+  id, provider: 'Me', region: { id: 'cn', name: 'China', class: 'tier1', rtt_ms: 10 }, gpu: 'A100-80GB', gpu_count: 1, tenancy: 'dedicated',
+  gpu_fraction: 1, vram_gib: 80, billing_mode: id === 'month' ? 'monthly' : 'pay_as_you_go', price: id === 'month' ? '5000' : '8', currency: 'CNY',
+  granularity: id === 'month' ? 'hour' : 'second', storage_per_gb_month: '0', egress_per_gb: '0', system_disk_per_month: '0', security: [],
+  as_of: '2026-01-01', source: 'my quote', estimate: false,
+}));
+
+/** Malformed profiles, catalogs and share links, made here from the fixtures. */
+function badInputs() {
+  const good = readFileSync(join(here, '../profiles/capped-a100-pcie-gen3.json'), 'utf8');
+  const zeroMemory = JSON.parse(good);
+  zeroMemory.gpus[0].memory_total_bytes = 0;
+  const newer = JSON.parse(good);
+  newer.format_version = 99;
+  const profiles = [
+    ['truncated.json', good.slice(0, Math.floor(good.length / 2))],
+    ['zero-memory.json', JSON.stringify(zeroMemory)],
+    ['newer-format.json', JSON.stringify(newer)],
+  ];
+  const [header, ...rows] = readFileSync(join(here, '../fixtures/skypilot/aws-vms.csv'), 'utf8').trim().split('\n');
+  const catalogs = [
+    ['header-only.csv', 'id,provider,gpu,gpu_count,tenancy,billing_mode,price,currency\n'],
+    ['no-offers.json', '{"format_version":1,"offers":[]}'],
+    // A price of 1e-28 next to a monthly offer of the same GPU (it once overflowed the break-even).
+    ['tiny-price.csv', QUOTE_HEADER + QUOTE_ROWS.replace(',8,CNY,', ',0.0000000000000000000000000001,CNY,')],
+    ['tiny-price.json', JSON.stringify({ format_version: 1, offers: QUOTE_JSON.map((o) => (o.id === 'payg' ? { ...o, price: '0.0000000000000000000000000001' } : o)) })],
+    ['all-skipped-vms.csv', [header, ...rows.filter((r) => /^(m5\.large|trn1\.2xlarge),/.test(r))].join('\n') + '\n'],
+  ];
+  return { profiles, catalogs };
+}
+
+/** A share link's fragment carrying `scenario` as core encodes it (base64url of the JSON, no padding). */
+function shareFragment(scenario) {
+  return `#s=${Buffer.from(JSON.stringify(scenario)).toString('base64url')}`;
+}
+
+const CJK = /[\u4e00-\u9fff]/;
+
+for (const [locale, lang] of [['en-US', 'en'], ['zh-CN', 'zh']]) {
+  test(`bad profiles, catalogs and share links: a worded error (${lang}), the page keeps working, localStorage kept`, async (t) => {
+    const { profiles, catalogs } = badInputs();
+    const data = [...catalogData(), ...profiles.map(([n]) => n), ...catalogs.map(([n]) => n)].sort((a, b) => b.length - a.length);
+    const page = await openSite(t, { locale });
+    // Something of the user's own in localStorage first.
+    const first = await page.locator('#decision').textContent();
+    await page.fill('#work-hours', '50');
+    await changedFrom(page, first);
+    await page.waitForFunction(() => JSON.parse(localStorage.getItem('gpufare.scenario')).task.work_hours === 50);
+    const saved = await storage(page);
+    assert.ok(saved['gpufare.scenario'], 'the scenario is saved');
+
+    /** The message is in the page's language; the recommendation is there; nothing saved was lost. */
+    const wordedAndAlive = async (where, message) => {
+      t.diagnostic(`${where}: ${message}`);
+      if (lang === 'zh') {
+        assert.match(message, CJK, `${where}: Chinese message`);
+        assert.deepEqual(await englishOnPage(page, data), [], `${where}: English words on the Chinese page`);
+      } else {
+        assert.doesNotMatch(message, CJK, `${where}: English message`);
+        assert.match(message, /[A-Za-z]{3,}/, where);
+      }
+      assert.ok((await page.locator('#decision').textContent()).trim().length > 0, `${where}: the recommendation is shown`);
+      assert.equal(await page.locator('#recommended').count(), 1, `${where}: the recommendation is shown`);
+      assert.deepEqual(await storage(page), saved, `${where}: localStorage changed`);
+    };
+
+    for (const [name, body] of profiles) {
+      await page.setInputFiles('#profile-file', { name, mimeType: 'application/json', buffer: Buffer.from(body) });
+      const message = page.locator('#profile-error').filter({ hasText: name });
+      await message.waitFor();
+      const text = await message.textContent();
+      if (name === 'zero-memory.json') assert.match(text, /gpus\[0\]\.memory_total_bytes/, 'the field is named');
+      if (name === 'newer-format.json') assert.match(text, /99/, 'the version is named');
+      await wordedAndAlive(name, text);
+    }
+    for (const [name, body] of catalogs) {
+      await page.setInputFiles('#catalog-file', { name, mimeType: name.endsWith('.csv') ? 'text/csv' : 'application/json', buffer: Buffer.from(body) });
+      const line = page.locator('#import-report li').filter({ hasText: name });
+      await line.waitFor();
+      const text = await line.textContent();
+      assert.doesNotMatch(text, /\b[1-9]\d* (offers imported)/, `${name}: nothing imported`);
+      if (name.startsWith('tiny-price')) assert.match(text.replace(name, ''), lang === 'zh' ? /价格/ : /price/, `${name}: the field is named`);
+      await wordedAndAlive(name, text);
+    }
+    // The page still re-prices after all that.
+    const before = await page.locator('#decision').textContent();
+    await page.fill('#vram', '30');
+    await changedFrom(page, before);
+    await page.fill('#vram', '14');
+    await page.waitForFunction(() => JSON.parse(localStorage.getItem('gpufare.scenario')).task.vram_gib === 14);
+    const kept = await storage(page);
+
+    // Share links: one whose rate would overflow money, one with a million trials.
+    const scenario = JSON.parse(kept['gpufare.scenario']);
+    const overflow = structuredClone(scenario);
+    overflow.settings.cny_per_usd = '0.0000000000000000000000000001';
+    const trials = structuredClone(scenario);
+    trials.settings.trials = 1000000;
+    for (const [what, fragment, field] of [['rate 1e-28', shareFragment(overflow), lang === 'zh' ? /汇率|人民币/ : /cny_per_usd|rate/i], ['a million trials', shareFragment(trials), lang === 'zh' ? /试验|模拟/ : /trials/i]]) {
+      await page.goto(`${BASE}${fragment}`);
+      await page.reload();
+      await page.locator('#recommended').waitFor();
+      const banner = page.locator('#link-error');
+      await banner.waitFor();
+      const text = await banner.textContent();
+      assert.match(text, field, `${what}: the field is named`);
+      // The saved scenario is kept and shown, not replaced by the default.
+      assert.equal(await page.inputValue('#work-hours'), '50', `${what}: the saved scenario is shown`);
+      assert.deepEqual(await storage(page), kept, `${what}: localStorage changed`);
+      await wordedAndAlive(what, text);
+      const decision = await page.locator('#decision').textContent();
+      await page.fill('#work-hours', '60');
+      await changedFrom(page, decision);
+      await page.fill('#work-hours', '50');
+      await page.waitForFunction(() => JSON.parse(localStorage.getItem('gpufare.scenario')).task.work_hours === 50);
+    }
+  });
+}
+
 function groupThousands(plain) {
   const [int, frac] = plain.split('.');
   const grouped = int.replace(/\B(?=(\d{3})+(?!\d))/g, ',');

@@ -84,12 +84,13 @@ fn App() -> impl IntoView {
             </div>
         </header>
         {match origin {
-            Origin::BadLink(e) => Some(view! {
+            Origin::BadLink(e, saved) => Some(view! {
                 <p class="banner" role="alert" id="link-error">
                     {move || {
                         let lang = lang.get();
                         let why = vocab::errors::scenario_error(lang, &e);
-                        format!("{} {}: {why}", t(lang, Label::LinkBad), t(lang, Label::LinkBadDetail))
+                        let shown = if saved { Label::LinkBadSaved } else { Label::LinkBad };
+                        format!("{} {}: {why}", t(lang, shown), t(lang, Label::LinkBadDetail))
                     }}
                 </p>
             }),

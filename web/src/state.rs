@@ -19,8 +19,9 @@ pub enum Origin {
     Saved,
     /// A fresh default.
     Default,
-    /// A share link that could not be read (the default was used instead).
-    BadLink(ScenarioError),
+    /// A share link that could not be read; the saved copy (`true`) or the default was used
+    /// instead. The saved copy is never replaced by a link that cannot be read.
+    BadLink(ScenarioError, bool),
 }
 
 /// The default scenario: the default preset, nothing edited.
@@ -39,23 +40,30 @@ fn link_payload() -> Option<String> {
     hash.strip_prefix("#s=").map(str::to_owned)
 }
 
-/// The scenario to start with: a share link wins, then the saved copy, then the default.
+/// The scenario saved in this browser, if there is one that can be read.
+fn saved_scenario() -> Option<Scenario> {
+    let text = window()
+        .and_then(|w| w.local_storage().ok().flatten())
+        .and_then(|s| s.get_item(STORAGE_KEY).ok().flatten())?;
+    parse_scenario(&text).ok()
+}
+
+/// The scenario to start with: a share link wins, then the saved copy, then the default. A link
+/// that cannot be read falls back to the saved copy, so opening it loses nothing.
 pub fn initial_scenario() -> (Scenario, Origin) {
     if let Some(payload) = link_payload() {
         return match decode_share(&payload) {
             Ok(s) => (s, Origin::Link),
-            Err(e) => (default_scenario(), Origin::BadLink(e)),
+            Err(e) => match saved_scenario() {
+                Some(s) => (s, Origin::BadLink(e, true)),
+                None => (default_scenario(), Origin::BadLink(e, false)),
+            },
         };
     }
-    let saved = window()
-        .and_then(|w| w.local_storage().ok().flatten())
-        .and_then(|s| s.get_item(STORAGE_KEY).ok().flatten());
-    if let Some(text) = saved
-        && let Ok(s) = parse_scenario(&text)
-    {
-        return (s, Origin::Saved);
+    match saved_scenario() {
+        Some(s) => (s, Origin::Saved),
+        None => (default_scenario(), Origin::Default),
     }
-    (default_scenario(), Origin::Default)
 }
 
 /// Saves the scenario to localStorage and mirrors it into the URL fragment (no navigation).

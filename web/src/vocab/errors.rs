@@ -145,10 +145,32 @@ pub fn field(lang: Lang, name: &str) -> String {
         "model" => Some(Label::EstModel),
         _ => None,
     };
-    match label {
-        Some(l) => format!("{prefix}{}", t(lang, l)),
-        None => name.to_owned(),
+    match (label, lang) {
+        (Some(l), Lang::En) => format!("{prefix}{}", t(lang, l)),
+        (Some(l), Lang::Zh) => format!("{}{}", containers_zh(&prefix), t(lang, l)),
+        (None, Lang::En) => name.to_owned(),
+        // A key the vocabulary does not word is shown as code, exactly as the file spells it.
+        (None, Lang::Zh) => format!("`{name}`"),
     }
+}
+
+/// `offers[1].` or `gpus[0].mig_devices[2].` in Chinese: "第 2 个方案的", "GPU #0 的 MIG 实例 #2 的";
+/// a container the vocabulary does not word stays as code.
+fn containers_zh(prefix: &str) -> String {
+    prefix
+        .split_terminator("].")
+        .map(|segment| {
+            let (name, index) = segment.split_once('[').unwrap_or((segment, ""));
+            let n = index.parse::<u64>().ok();
+            match (name, n) {
+                ("offers", Some(i)) => format!("第 {} 个方案的", i.saturating_add(1)),
+                ("gpus", Some(i)) => format!("GPU #{i} 的"),
+                ("mig_devices", Some(i)) => format!("MIG 实例 #{i} 的"),
+                ("benchmarks", Some(i)) => format!("第 {} 项基准测试的", i.saturating_add(1)),
+                _ => format!("`{segment}]`的"),
+            }
+        })
+        .collect()
 }
 
 /// A field and what is wrong with it.

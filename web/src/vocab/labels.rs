@@ -161,6 +161,7 @@ labels! {
     Share => ("Copy share link", "复制分享链接"),
     ShareHint => ("The link holds the whole scenario; it is never sent to a server.", "链接包含完整场景，不会发送到任何服务器。"),
     LinkBad => ("The share link could not be read; showing the default scenario.", "无法读取分享链接，已显示默认场景。"),
+    LinkBadSaved => ("The share link could not be read; showing the scenario saved in this browser, unchanged.", "无法读取分享链接，已显示本浏览器中保存的场景（未作改动）。"),
     PlanError => ("The plan could not be computed", "无法计算方案"),
     PerHour => ("/h", "/小时"),
     PerDay => ("/day", "/天"),
