@@ -1137,7 +1137,7 @@ function catalogData() {
 const TECHNICAL = new Set(('GPU GPUs VRAM GiB MiB GB MB KB TB TFLOPS CNY USD MIG vGPU MPS PCIe Gen CUDA NVML NVIDIA LoRA QLoRA SD SDXL ' +
   'Flux dev DDP FSDP ZeRO JSON CSV Markdown SkyPilot vms csv json HTTP TCP IOPS OOM VPC SSH API GEMM Kaggle Stable Diffusion gpufare probe ' +
   'AdamW KV VAE ControlNet AWS GCP ECC CPU HAMi cGPU Mbit RTT InstanceType Price Region base64 TLS P50 P90 P99 format_version Llama Qwen ' +
-  'Mistral DeepSeek GLM token KiB').split(' '));
+  'Mistral DeepSeek GLM token KiB MAD').split(' '));
 
 /** Words of visible text (and titles and labels) outside `translate="no"` that are neither data nor technical terms. */
 async function englishOnPage(page, data) {
@@ -1167,7 +1167,7 @@ async function englishOnPage(page, data) {
 
 test('the Chinese page has no English in any panel or error', async (t) => {
   const data = [...catalogData(), 'probe-profile.json', 'hami-4090-neighbours.json', 'capped-a100-pcie-gen3.json', 'mig-a100-1g10gb.json', 'vgpu-v100d-8c.json',
-    'broken.json', 'nvitop.json', 'future.json', 'partial.json', 'bad-quotes.csv', 'aws-vms.csv', TRACE_NAME, ...BAD_TRACES.map(([name]) => name)]
+    'broken.json', 'nvitop.json', 'future.json', 'partial.json', 'bad-quotes.csv', 'aws-vms.csv', TRACE_NAME, FLEET_NAME, ...BAD_TRACES.map(([name]) => name)]
     .sort((a, b) => b.length - a.length);
   const found = {};
   const check = async (page, where) => {
@@ -1246,6 +1246,16 @@ test('the Chinese page has no English in any panel or error', async (t) => {
   await page.setInputFiles('#profile-file', [PROFILE, ...fixtures]);
   await page.locator('#profile-compare tbody tr').nth(4).waitFor();
   await check(page, 'profiles compared');
+  // A fleet with a damaged line and a duplicate: its groups, outliers and nodes, a node opened.
+  await openFleet(page, fleetFile(50));
+  await page.locator('#fleet-damaged li').waitFor();
+  await page.locator('#fleet-evidence').waitFor();
+  await page.locator(`#fleet-nodes .wrow[data-node="${nodeName(3)}"] button.node-link`).click();
+  await page.locator(`#profile-compare tr[data-file^="${nodeName(3)} "]`).waitFor();
+  await check(page, 'a fleet');
+  await page.fill('#fleet-k', 'x');
+  await page.locator('#fleet-k-error').filter({ hasText: /\S/ }).waitFor();
+  await check(page, 'a bad outlier threshold');
 
   // A share link that cannot be read says why, in Chinese.
   const task = JSON.parse(readFileSync(join(here, '../../examples/qlora_7b.json'), 'utf8'));
@@ -1272,6 +1282,166 @@ test('the Chinese page has no English in any panel or error', async (t) => {
   await check(blocked, 'a part that failed to load');
   assert.deepEqual(found, {}, 'English words on the Chinese page');
 });
+
+// ---- Fleets (issue 19): a fleet file of 1,000 nodes on the site ----
+
+/** A node's host name, as the generated fleet names them. */
+const nodeName = (i) => `node-${String(i).padStart(4, '0')}`;
+
+/** Planted outliers: two nodes with half the GEMM TFLOPS of their group, one with half the host-to-GPU copy rate. */
+const PLANTED = {
+  [nodeName(10)]: ['gemm_tflops', (p) => { p.benchmarks[0].achieved_tflops /= 2; }],
+  [nodeName(505)]: ['gemm_tflops', (p) => { p.benchmarks[0].achieved_tflops /= 2; }],
+  [nodeName(900)]: ['h2d_gb_s', (p) => { p.benchmarks[0].h2d_gbs /= 2; }],
+};
+const FLEET_BASES = ['capped-a100-pcie-gen3.json', 'dedicated-h100.json', 'hami-4090-neighbours.json', 'mig-a100-1g10gb.json', 'vgpu-v100d-8c.json'];
+
+/**
+ * A fleet file (JSON lines) of `n` nodes made from the recorded profiles, taken in turn, each with
+ * its own host name, GPU UUIDs and time, and ±1 % noise on its measured rates; the planted nodes
+ * changed; then a duplicate of the first node and a damaged line.
+ */
+function fleetFile(n) {
+  const bases = FLEET_BASES.map((f) => JSON.parse(readFileSync(join(here, '../profiles', f), 'utf8')));
+  let seed = 12345;
+  const rand = () => { seed = (seed * 1103515245 + 12345) % 2147483648; return seed / 2147483648; };
+  const lines = [];
+  for (let i = 0; i < n; i++) {
+    const p = structuredClone(bases[i % bases.length]);
+    p.host.hostname = nodeName(i);
+    p.created_at = new Date(Date.UTC(2026, 10, 1, 0, 0, i)).toISOString();
+    p.gpus.forEach((g, j) => { g.uuid = `GPU-${i.toString(16).padStart(8, '0')}-${j}aa-4e2a-9c1d-${String(i * 7 + j).padStart(12, '0')}`; });
+    for (const b of p.benchmarks ?? []) {
+      if (b.achieved_tflops) b.achieved_tflops = +(b.achieved_tflops * (1 + (rand() - 0.5) * 0.02)).toFixed(2);
+      if (b.h2d_gbs) b.h2d_gbs = +(b.h2d_gbs * (1 + (rand() - 0.5) * 0.02)).toFixed(3);
+    }
+    PLANTED[p.host.hostname]?.[1](p);
+    lines.push(JSON.stringify(p));
+  }
+  lines.push(lines[0]);
+  lines.push(lines[1].slice(0, 200));
+  return Buffer.from(lines.join('\n') + '\n');
+}
+
+const FLEET_NAME = 'fleet-1000.jsonl';
+
+/**
+ * Opens a fleet file and returns the milliseconds from the file input's change event to the
+ * first frame painted with the group table (stamped inside the page).
+ */
+async function openFleet(page, buffer, name = FLEET_NAME) {
+  await page.evaluate(() => {
+    window.__fleet = {};
+    const input = document.querySelector('#fleet-file');
+    input.addEventListener('change', () => {
+      window.__fleet.opened = performance.now();
+      const seen = () => document.querySelector('#fleet-groups tbody tr');
+      const stamp = () => requestAnimationFrame(() => setTimeout(() => { window.__fleet.painted = performance.now(); }, 0));
+      const observer = new MutationObserver(() => { if (seen()) { observer.disconnect(); stamp(); } });
+      observer.observe(document.body, { childList: true, subtree: true });
+    }, { capture: true, once: true });
+  });
+  await page.setInputFiles('#fleet-file', { name, mimeType: 'application/json', buffer });
+  await page.waitForFunction(() => window.__fleet.painted !== undefined, null, { timeout: 120000 });
+  return page.evaluate(() => window.__fleet.painted - window.__fleet.opened);
+}
+
+/** Sets the outlier threshold k and returns the milliseconds to the first frame painted after it. */
+function setK(page, k) {
+  return page.evaluate((k) => new Promise((resolve) => {
+    const input = document.querySelector('#fleet-k');
+    const t0 = performance.now();
+    input.value = k;
+    input.dispatchEvent(new Event('input', { bubbles: true }));
+    requestAnimationFrame(() => setTimeout(() => resolve(performance.now() - t0), 0));
+  }), k);
+}
+
+/** Rows of a windowed list matching `selector`, after narrowing the lists to `node`. */
+async function findNode(page, node) {
+  await page.fill('#fleet-filter', node);
+  await page.waitForFunction((n) => [...document.querySelectorAll('#fleet-nodes .wrow')].every((r) => r.dataset.node.includes(n)), node);
+}
+
+const fleetFigures = {};
+
+for (const [locale, lang] of [['en-US', 'en'], ['zh-CN', 'zh']]) {
+  test(`a 1,000-node fleet file: groups, planted outliers, a click into a node, the plan uses its medians (${lang})`, async (t) => {
+    const page = await openSite(t, { locale });
+    const buffer = fleetFile(1000);
+    const before = await page.locator('#decision').textContent();
+    const painted = await openFleet(page, buffer);
+    // One row per group: every recorded profile is its own group of 200 nodes.
+    const groups = await page.$$eval('#fleet-groups tbody tr', (rows) => rows.map((r) => [r.dataset.group, Number(r.querySelector('td.nodes').textContent.replace(/,/g, ''))]));
+    t.diagnostic(`groups: ${JSON.stringify(groups)}`);
+    assert.equal(groups.length, FLEET_BASES.length);
+    assert.ok(groups.every(([, n]) => n === 200), 'each group holds 200 nodes');
+    assert.ok(groups.some(([id]) => id.startsWith('A100-80GB/')), 'the A100 group');
+    // The spread of GEMM TFLOPS is drawn for the group that measured it.
+    const a100 = page.locator('#fleet-groups tr', { has: page.locator('li[data-figure="gemm_tflops"]') });
+    assert.equal(await a100.count(), 1);
+    assert.equal(await a100.locator('li[data-figure="gemm_tflops"] svg rect.box').count(), 1);
+    const summary = await page.locator('#fleet-summary').textContent();
+    t.diagnostic(summary);
+    assert.match(summary, lang === 'en' ? /1,000 nodes in 5 groups.*1 lines not read, 1 duplicates dropped/ : /1,000 个节点，分为 5 组.*1 行未能读取，去除重复 1 个/);
+    assert.match(await page.locator('#fleet-damaged li').textContent(), lang === 'en' ? /fleet-1000\.jsonl: line 1002: .*not valid JSON/ : /fleet-1000\.jsonl: 第 1002 行：.*JSON/);
+    // Every planted outlier is listed with its reason; no other node is out of its band.
+    for (const [node, [figure]] of Object.entries(PLANTED)) {
+      await findNode(page, node);
+      const row = page.locator(`#fleet-outliers .wrow[data-node="${node}"][data-check="${figure}"]`);
+      await row.waitFor();
+      assert.equal(await row.getAttribute('data-reason'), 'below_band');
+      assert.match(await row.textContent(), lang === 'en' ? /below the band/ : /低于正常区间/);
+    }
+    await page.fill('#fleet-filter', '');
+    const banded = await page.evaluate(async () => {
+      // Scroll the windowed outlier list through and collect every row drawn.
+      const list = document.querySelector('#fleet-outliers');
+      const seen = new Set();
+      for (let top = 0; top <= list.scrollHeight; top += list.clientHeight / 2) {
+        list.scrollTop = top;
+        list.dispatchEvent(new Event('scroll'));
+        await new Promise((r) => requestAnimationFrame(() => setTimeout(r, 0)));
+        for (const r of list.querySelectorAll('.wrow')) if (r.dataset.reason !== 'verdict') seen.add(r.dataset.node);
+      }
+      return [...seen].sort();
+    });
+    assert.deepEqual(banded, Object.keys(PLANTED).sort(), 'the nodes out of their band are the planted ones');
+    // Only the rows in view are drawn.
+    assert.ok(await page.locator('#fleet-nodes .wrow').count() <= 30, 'the node list is windowed');
+    // A larger k widens the band: the halved TFLOPS stay out, and the change takes one frame.
+    const changed = await setK(page, '1000');
+    await findNode(page, nodeName(10));
+    assert.equal(await page.locator(`#fleet-outliers .wrow[data-node="${nodeName(10)}"][data-check="gemm_tflops"]`).count(), 0, 'k = 1000 keeps every figure in its band');
+    await setK(page, '5');
+    await page.locator(`#fleet-outliers .wrow[data-node="${nodeName(10)}"][data-check="gemm_tflops"]`).waitFor();
+    await page.fill('#fleet-k', '0');
+    await page.locator('#fleet-k-error').filter({ hasText: /\S/ }).waitFor();
+    assert.match(await page.locator('#fleet-k-error').textContent(), lang === 'en' ? /above 0/ : /大于 0/);
+    await page.fill('#fleet-k', '5');
+    fleetFigures[lang] = { painted, changed };
+    t.diagnostic(`open to painted group table: ${painted.toFixed(0)} ms; k changed to painted outlier list: ${changed.toFixed(0)} ms`);
+    // A click on a node opens its own comparison view.
+    await page.locator(`#fleet-nodes .wrow[data-node="${nodeName(10)}"] button.node-link`).click();
+    const compare = page.locator(`#profile-compare tr[data-file="${nodeName(10)} (${FLEET_NAME}:11)"]`);
+    await compare.waitFor();
+    assert.match(await compare.locator('.gpu-cell').textContent(), /A100/);
+    // The plan uses the fleet's medians, and the page says so.
+    assert.ok(await page.locator('#fleet-use').isChecked());
+    assert.match(await page.locator('#fleet-evidence').textContent(), lang === 'en' ? /Fleet evidence replaced the assumption for: .*A100-80GB · dedicated/ : /集群实测数据已替代以下方案的假设：.*A100-80GB · 独享/);
+    const measured = await page.evaluate(() => JSON.parse(localStorage.getItem('gpufare.scenario')).measured ?? []);
+    assert.ok(measured.some((m) => m.gpu === 'A100-80GB' && m.slowdown?.source === 'measured'), JSON.stringify(measured));
+    await page.locator('#fleet-use').uncheck();
+    await page.waitForFunction(() => (JSON.parse(localStorage.getItem('gpufare.scenario')).measured ?? []).length === 0);
+    assert.equal(await page.locator('#fleet-evidence').count(), 0);
+    assert.ok(before.length > 0);
+    if (lang === 'zh') {
+      const data = [...catalogData(), FLEET_NAME].sort((a, b) => b.length - a.length);
+      assert.deepEqual(await englishOnPage(page, data), [], 'English words on the Chinese page');
+    }
+    await page.locator('#fleet').screenshot({ path: join(ARTIFACTS, `fleet-${lang}.png`) });
+  });
+}
 
 test('break-even figures are read against their range, and a quote of your own is named in them', async (t) => {
   const page = await openSite(t);

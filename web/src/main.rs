@@ -9,6 +9,7 @@ mod charts;
 mod estimator_view;
 mod export_view;
 mod fields;
+mod fleet_view;
 mod format;
 mod offers;
 mod profile_view;
@@ -45,6 +46,8 @@ fn App() -> impl IntoView {
     let share = RwSignal::new(None::<String>);
     // The offer whose interruption risk is shown (none picked: the recommended one).
     let pick = RwSignal::new(None::<String>);
+    // Opens profiles in the profile card: from its picker, or a fleet's node.
+    let opener = profile_view::Opener::new(lang, scenario);
 
     view! {
         <header>
@@ -115,7 +118,8 @@ fn App() -> impl IntoView {
             <fields::Disclosure id="quick-rent" class="card wide" summary=Signal::derive(move || t(lang.get(), Label::QuickRent).to_owned())>
                 <rent_view::RentCalculator lang=lang />
             </fields::Disclosure>
-            <profile_view::ProfileViewer lang=lang scenario=scenario />
+            <profile_view::ProfileViewer lang=lang opener=opener />
+            <fleet_view::FleetViewer lang=lang scenario=scenario opener=opener />
         </main>
         <footer>
             <p>{move || t(lang.get(), Label::Privacy)}</p>

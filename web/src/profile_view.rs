@@ -46,6 +46,19 @@ struct Machine {
     factors: Vec<MeasuredFactors>,
 }
 
+/// A loaded profile with what core derives from it. Verdicts are recomputed here from the raw
+/// facts, whatever the file says.
+fn machine(key: u64, file_name: String, profile: Profile) -> Machine {
+    Machine {
+        key,
+        file_name,
+        verdicts: analyse(&profile),
+        figures: machine_figures(&profile),
+        factors: measured_factors(&profile),
+        profile,
+    }
+}
+
 async fn read_files(
     files: Vec<web_sys::File>,
     machines: RwSignal<Vec<Arc<Machine>>>,
@@ -74,20 +87,7 @@ async fn read_files(
                     new_errors.push((name, LoadError::Duplicate));
                     continue;
                 }
-                // Verdicts are recomputed here from the raw facts, whatever the file says.
-                let verdicts = analyse(&profile);
-                let figures = machine_figures(&profile);
-                let factors = measured_factors(&profile);
-                machines.update(|m| {
-                    m.push(Arc::new(Machine {
-                        key,
-                        file_name: name,
-                        profile,
-                        verdicts,
-                        figures,
-                        factors,
-                    }))
-                });
+                machines.update(|m| m.push(Arc::new(machine(key, name, profile))));
             }
         }
     }
@@ -99,29 +99,72 @@ fn files_of(list: Option<web_sys::FileList>) -> Vec<web_sys::File> {
         .unwrap_or_default()
 }
 
-/// The profile card. The picker is part of the first page load; reading, analysing and showing
-/// profiles live in a chunk of the site fetched when the first file is chosen.
-#[component]
-pub fn ProfileViewer(lang: ReadSignal<Lang>, scenario: RwSignal<Scenario>) -> impl IntoView {
-    let panel = RwSignal::new(None::<ViewFn>);
-    let failed = RwSignal::new(false);
+/// Opens profiles in the profile card, from its picker or from elsewhere on the page (a node of
+/// a fleet).
+#[derive(Clone, Copy)]
+pub struct Opener {
+    lang: ReadSignal<Lang>,
+    scenario: RwSignal<Scenario>,
+    panel: RwSignal<Option<ViewFn>>,
+    failed: RwSignal<bool>,
+}
 
-    let open = move |files: Vec<web_sys::File>| {
+impl Opener {
+    /// The card's state, made once for the page.
+    pub fn new(lang: ReadSignal<Lang>, scenario: RwSignal<Scenario>) -> Opener {
+        Opener {
+            lang,
+            scenario,
+            panel: RwSignal::new(None),
+            failed: RwSignal::new(false),
+        }
+    }
+
+    fn shown(self, loaded: Result<Option<ViewFn>, leptos::wasm_split::SplitLoaderError>) {
+        match loaded {
+            Ok(view) => {
+                self.failed.set(false);
+                if let Some(view) = view {
+                    self.panel.set(Some(view));
+                }
+            }
+            Err(_) => self.failed.set(true),
+        }
+    }
+
+    /// Reads profile files into the card.
+    pub fn open_files(self, files: Vec<web_sys::File>) {
         if files.is_empty() {
             return;
         }
         spawn_local(async move {
-            match open_profiles(files, lang, scenario).await {
-                Ok(view) => {
-                    failed.set(false);
-                    if let Some(view) = view {
-                        panel.set(Some(view));
-                    }
-                }
-                Err(_) => failed.set(true),
+            let loaded = open_profiles(files, self.lang, self.scenario).await;
+            self.shown(loaded);
+        });
+    }
+
+    /// Shows a profile already read (a fleet's node, named `name`) in the card's comparison,
+    /// and scrolls the card into view. A profile shown before is not added twice.
+    pub fn open_profile(self, name: String, profile: Profile) {
+        spawn_local(async move {
+            let loaded = show_profile(name, profile, self.lang, self.scenario).await;
+            self.shown(loaded);
+            if let Some(card) = web_sys::window()
+                .and_then(|w| w.document())
+                .and_then(|d| d.get_element_by_id("profile-heading"))
+            {
+                card.scroll_into_view();
             }
         });
-    };
+    }
+}
+
+/// The profile card. The picker is part of the first page load; reading, analysing and showing
+/// profiles live in a chunk of the site fetched when the first file is chosen.
+#[component]
+pub fn ProfileViewer(lang: ReadSignal<Lang>, opener: Opener) -> impl IntoView {
+    let (panel, failed) = (opener.panel, opener.failed);
+    let open = move |files: Vec<web_sys::File>| opener.open_files(files);
     let on_change = move |ev: leptos::ev::Event| {
         let Some(input) = ev
             .target()
@@ -188,6 +231,31 @@ fn open_profiles(
         }
     };
     spawn_local(read_files(files, machines, errors));
+    Ok(view)
+}
+
+/// Adds a profile already read to the card (as [`open_profiles`] does for files); the key is its
+/// name, so the same node opened twice is shown once.
+#[leptos::wasm_split::wasm_split(profiles, wasm_split_path = ::leptos::wasm_split, fallible)]
+fn show_profile(
+    name: String,
+    profile: Profile,
+    lang: ReadSignal<Lang>,
+    scenario: RwSignal<Scenario>,
+) -> Result<Option<ViewFn>, leptos::wasm_split::SplitLoaderError> {
+    let (view, (machines, errors)) = match LOADED.get() {
+        Some(loaded) => (None, loaded),
+        None => {
+            let loaded = (RwSignal::new(Vec::new()), RwSignal::new(Vec::new()));
+            LOADED.set(Some(loaded));
+            (Some(loaded_view(lang, scenario, loaded)), loaded)
+        }
+    };
+    let key = fnv1a(&format!("node {name}"));
+    if !machines.with_untracked(|m| m.iter().any(|x| x.key == key)) {
+        machines.update(|m| m.push(Arc::new(machine(key, name, profile))));
+    }
+    errors.set(Vec::new());
     Ok(view)
 }
 
