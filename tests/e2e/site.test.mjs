@@ -1407,6 +1407,19 @@ for (const [locale, lang] of [['en-US', 'en'], ['zh-CN', 'zh']]) {
       return [...seen].sort();
     });
     assert.deepEqual(banded, Object.keys(PLANTED).sort(), 'the nodes out of their band are the planted ones');
+    // The CLI's report and its Prometheus file name the same outliers for the same file.
+    const dir = mkdtempSync(join(tmpdir(), 'gpufare-fleet-'));
+    t.after(() => rmSync(dir, { recursive: true, force: true }));
+    const fleetPath = join(dir, 'fleet-1000.jsonl');
+    const promPath = join(dir, 'fleet.prom');
+    writeFileSync(fleetPath, buffer);
+    const report = JSON.parse(execFileSync(process.env.GPUFARE_BIN, ['fleet', 'report', fleetPath, '--format', 'json', '--prometheus', promPath], { encoding: 'utf8', maxBuffer: 64 << 20 }));
+    const cliBanded = [...new Set(report.outliers.filter((o) => o.reason !== 'verdict').map((o) => o.node))].sort();
+    assert.deepEqual(cliBanded, banded, 'the CLI report finds the same outliers as the site');
+    const promBanded = [...new Set(readFileSync(promPath, 'utf8').split('\n')
+      .filter((l) => l.startsWith('gpufare_outlier{') && !l.includes('reason="verdict"'))
+      .map((l) => l.match(/host="([^"]*)"/)[1]))].sort();
+    assert.deepEqual(promBanded, banded, 'the Prometheus file names the same outliers as the site');
     // Only the rows in view are drawn.
     assert.ok(await page.locator('#fleet-nodes .wrow').count() <= 30, 'the node list is windowed');
     // A larger k widens the band: the halved TFLOPS stay out, and the change takes one frame.
