@@ -10,7 +10,6 @@ use anyhow::{Result, bail};
 use gpufare_core::profile::document::{
     PROFILE_FORMAT_VERSION, Profile, TOOL_NAME, ToolInfo, profile_to_json,
 };
-use gpufare_core::profile::gpu::SharingMarkers;
 use gpufare_core::profile::verdicts::analyse;
 
 use crate::interrupt::Interrupted;
@@ -276,7 +275,9 @@ pub fn collect(options: &ProbeOptions) -> Result<Collected, Interrupted> {
         gpus_unavailable: unavailable,
         own_pid: Some(own_pid),
         sharing_markers: if options.redact {
-            redact_markers(sharing_markers)
+            let mut m = sharing_markers;
+            m.redact();
+            m
         } else {
             sharing_markers
         },
@@ -291,26 +292,4 @@ pub fn collect(options: &ProbeOptions) -> Result<Collected, Interrupted> {
     };
     profile.verdicts = analyse(&profile);
     Ok(Collected { profile, failures })
-}
-
-/// Visible-device variables can carry GPU UUIDs; `--redact` masks them.
-fn redact_markers(mut m: SharingMarkers) -> SharingMarkers {
-    for (key, value) in m.env.iter_mut() {
-        if key.ends_with("VISIBLE_DEVICES") && (value.contains("GPU-") || value.contains("MIG-")) {
-            *value = value
-                .split(',')
-                .map(|v| {
-                    if v.starts_with("MIG-") {
-                        "MIG-…"
-                    } else if v.starts_with("GPU-") {
-                        "GPU-…"
-                    } else {
-                        v
-                    }
-                })
-                .collect::<Vec<_>>()
-                .join(",");
-        }
-    }
-    m
 }

@@ -5,7 +5,6 @@
 use std::collections::BTreeMap;
 
 use crate::profile::document::{Profile, parse_profile};
-use crate::profile::gpu::SharingMarkers;
 
 /// One node of a fleet: its profile and where it was read from.
 #[derive(Debug, Clone, PartialEq)]
@@ -107,27 +106,7 @@ pub fn redact(profile: &mut Profile) {
             m.uuid = None;
         }
     }
-    redact_markers(&mut profile.sharing_markers);
-}
-
-fn redact_markers(m: &mut SharingMarkers) {
-    for (key, value) in m.env.iter_mut() {
-        if key.ends_with("VISIBLE_DEVICES") && (value.contains("GPU-") || value.contains("MIG-")) {
-            *value = value
-                .split(',')
-                .map(|v| {
-                    if v.starts_with("MIG-") {
-                        "MIG-…"
-                    } else if v.starts_with("GPU-") {
-                        "GPU-…"
-                    } else {
-                        v
-                    }
-                })
-                .collect::<Vec<_>>()
-                .join(",");
-        }
-    }
+    profile.sharing_markers.redact();
 }
 
 /// Whether a line is a JSON object on its own (a line of a JSON-lines file, never a line of a

@@ -217,3 +217,28 @@ impl GpuFacts {
         self.memory_total_bytes.map(bytes_to_gib)
     }
 }
+
+impl SharingMarkers {
+    /// Masks the GPU and MIG UUIDs visible-device variables carry (what `--redact` hides).
+    pub fn redact(&mut self) {
+        for (key, value) in self.env.iter_mut() {
+            if key.ends_with("VISIBLE_DEVICES")
+                && (value.contains("GPU-") || value.contains("MIG-"))
+            {
+                *value = value
+                    .split(',')
+                    .map(|v| {
+                        if v.starts_with("MIG-") {
+                            "MIG-…"
+                        } else if v.starts_with("GPU-") {
+                            "GPU-…"
+                        } else {
+                            v
+                        }
+                    })
+                    .collect::<Vec<_>>()
+                    .join(",");
+            }
+        }
+    }
+}
