@@ -1,6 +1,8 @@
 //! Monotonicity of the workload estimator, checked with proptest: more context, batch, resolution
-//! or LoRA rank never needs less memory; more ZeRO sharding (stage or GPU count) or more
-//! tensor-parallel GPUs never need more per GPU; a larger need never fits an offer better.
+//! or LoRA rank never needs less memory; a longer sliding window, more experts per token or a
+//! wider KV cache precision never need less; more ZeRO sharding (stage or GPU count), more
+//! tensor-parallel GPUs or more expert-parallel GPUs never need more per GPU; a larger need never
+//! fits an offer better.
 #![cfg(not(target_arch = "wasm32"))]
 
 use gpufare_core::offers::default::default_catalog;
@@ -11,7 +13,9 @@ use gpufare_core::workload::diffusion::{
 };
 use gpufare_core::workload::estimate::{Workload, estimate};
 use gpufare_core::workload::fit::fit_catalog;
-use gpufare_core::workload::llm::arch::{KvPrecision, LoraTargets, Precision, llm_presets};
+use gpufare_core::workload::llm::arch::{
+    KvPrecision, LlmArch, LoraTargets, Precision, SlidingWindow, llm_presets,
+};
 use gpufare_core::workload::llm::setup::{
     LlmInference, LlmTask, LlmTraining, LlmWorkload, Optimizer, TrainingMethod, ZeroStage,
 };
@@ -47,7 +51,15 @@ fn inference_precision() -> impl Strategy<Value = Precision> {
 }
 
 fn kv() -> impl Strategy<Value = KvPrecision> {
-    prop::sample::select(vec![KvPrecision::Fp16, KvPrecision::Fp8])
+    prop::sample::select(KvPrecision::ALL.to_vec())
+}
+
+/// The presets with experts, by index.
+fn moe_preset() -> impl Strategy<Value = usize> {
+    let moe: Vec<usize> = (0..llm_presets().len())
+        .filter(|&i| llm_presets()[i].moe.is_some())
+        .collect();
+    prop::sample::select(moe)
 }
 
 fn targets() -> impl Strategy<Value = LoraTargets> {
@@ -74,6 +86,7 @@ fn inference(
         arch: llm_presets()[p].clone(),
         weights,
         gpus,
+        expert_parallel: false,
         task: LlmTask::Inference(LlmInference {
             context_tokens: context,
             concurrency,
@@ -130,6 +143,7 @@ fn training(t: Train) -> Workload {
         arch: llm_presets()[t.preset].clone(),
         weights,
         gpus: t.gpus,
+        expert_parallel: false,
         task: LlmTask::Training(LlmTraining {
             method,
             sequence_tokens: t.seq,
@@ -141,6 +155,28 @@ fn training(t: Train) -> Workload {
             mfu: None,
         }),
     })
+}
+
+/// `w` with its architecture changed by `f`.
+fn with_arch(w: Workload, f: impl FnOnce(&mut LlmArch)) -> Workload {
+    match w {
+        Workload::Llm(mut l) => {
+            f(&mut l.arch);
+            Workload::Llm(l)
+        }
+        d @ Workload::Diffusion(_) => d,
+    }
+}
+
+/// `w` with its experts spread whole over its GPUs.
+fn expert_parallel(w: Workload) -> Workload {
+    match w {
+        Workload::Llm(mut l) => {
+            l.expert_parallel = true;
+            Workload::Llm(l)
+        }
+        d @ Workload::Diffusion(_) => d,
+    }
 }
 
 #[derive(Debug, Clone, Copy)]
@@ -322,6 +358,87 @@ proptest! {
         let bigger = vram(&sd_lora(Image { side: i.side + 64, ..i }, rank, ckpt));
         prop_assert!(not_less(higher, base));
         prop_assert!(not_less(bigger, base));
+    }
+
+    #[test]
+    fn a_longer_sliding_window_never_needs_less(
+        p in preset(),
+        weights in inference_precision(),
+        kv in kv(),
+        context in 1u32..200_000,
+        concurrency in 1u32..16,
+        window in 1u32..65_536,
+        extra in 0u32..65_536,
+        global_every in 0u32..8,
+        gpus in 1u32..9,
+    ) {
+        let windowed = |window: u32| with_arch(inference(p, weights, context, concurrency, kv, gpus), |a| {
+            a.sliding_window = Some(SlidingWindow { window, global_every });
+        });
+        let short = vram(&windowed(window));
+        let long = vram(&windowed(window + extra));
+        let none = vram(&with_arch(inference(p, weights, context, concurrency, kv, gpus), |a| a.sliding_window = None));
+        prop_assert!(not_less(long, short), "window {window}+{extra}: {long} < {short}");
+        prop_assert!(not_less(none, long), "no window at all never needs less: {none} < {long}");
+    }
+
+    #[test]
+    fn more_experts_per_token_never_need_less(
+        p in moe_preset(),
+        k in 1u32..=256,
+        extra in 0u32..=256,
+        weights in inference_precision(),
+        context in 1u32..100_000,
+        concurrency in 1u32..16,
+        gpus in 1u32..9,
+        t in train_strategy(),
+    ) {
+        let experts = llm_presets()[p].moe.map_or(1, |m| m.experts);
+        let (k, more) = (k.min(experts), (k + extra).min(experts));
+        let routed = |w: Workload, k: u32| with_arch(w, |a| {
+            if let Some(m) = &mut a.moe { m.experts_per_token = k; }
+        });
+        let serve = |k| vram(&routed(inference(p, weights, context, concurrency, KvPrecision::Fp16, gpus), k));
+        prop_assert!(not_less(serve(more), serve(k)), "serving, k {k} -> {more}");
+        let train = |k| vram(&routed(training(Train { preset: p, ..t }), k));
+        prop_assert!(not_less(train(more), train(k)), "training, k {k} -> {more}");
+    }
+
+    #[test]
+    fn a_wider_kv_precision_never_needs_less(
+        p in preset(),
+        weights in inference_precision(),
+        context in 1u32..200_000,
+        concurrency in 1u32..32,
+        gpus in 1u32..9,
+    ) {
+        // KvPrecision::ALL runs from the widest to the narrowest.
+        let needs: Vec<f64> = KvPrecision::ALL
+            .iter()
+            .map(|kv| vram(&inference(p, weights, context, concurrency, *kv, gpus)))
+            .collect();
+        for pair in needs.windows(2) {
+            prop_assert!(not_less(pair[0], pair[1]), "{needs:?}");
+        }
+    }
+
+    #[test]
+    fn more_expert_parallel_gpus_never_need_more_per_gpu(
+        p in moe_preset(),
+        weights in inference_precision(),
+        context in 1u32..100_000,
+        concurrency in 1u32..16,
+        gpus in 1u32..64,
+        extra in 1u32..64,
+        t in train_strategy(),
+    ) {
+        let serve = |gpus| vram(&expert_parallel(inference(p, weights, context, concurrency, KvPrecision::Fp16, gpus)));
+        prop_assert!(not_less(serve(gpus), serve(gpus + extra)), "serving {gpus} -> {}", gpus + extra);
+        let train = |gpus| vram(&expert_parallel(training(Train { preset: p, gpus, ..t })));
+        prop_assert!(not_less(train(gpus), train(gpus + extra)), "training {gpus} -> {}", gpus + extra);
+        // Spreading whole experts never needs less than splitting each one, GPU count equal.
+        let split = vram(&inference(p, weights, context, concurrency, KvPrecision::Fp16, gpus));
+        prop_assert!(not_less(serve(gpus), split));
     }
 
     #[test]

@@ -486,6 +486,7 @@ pub(crate) fn estimate_diffusion(w: &DiffusionWorkload) -> Result<MemoryEstimate
         breakdown,
         gpus: 1,
         parameters: params,
+        active_parameters: params,
         trainable_parameters: trainable,
         kind: w.kind(),
         assumptions,

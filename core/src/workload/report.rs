@@ -9,14 +9,15 @@ use serde::{Deserialize, Serialize};
 use crate::hardware::gpu::{GpuSpec, gpu_specs};
 use crate::offers::catalog::Catalog;
 use crate::plan::assumption::Assumption;
+use crate::plan::feasibility::VramFit;
 use crate::task::document::TaskKind;
 use crate::workload::diffusion::{DiffusionModel, DiffusionTask};
 use crate::workload::estimate::{Workload, estimate};
 use crate::workload::fit::{OfferFit, fit_catalog};
 use crate::workload::llm::arch::{KvPrecision, LlmArch, llm_presets};
-use crate::workload::llm::setup::LlmTask;
+use crate::workload::llm::setup::{LlmTask, LlmWorkload};
 use crate::workload::throughput::{RunTime, TaskFields, run_time, run_times, task_fields};
-use crate::workload::types::{Breakdown, WorkloadError};
+use crate::workload::types::{Breakdown, GIB, WorkloadError};
 
 /// The reference GPU of the task fields when none is named: the card most published work-size
 /// figures are given on.
@@ -85,6 +86,21 @@ pub struct FitSummary {
     pub smallest_slice: Option<OfferFit>,
     /// The whole card with the least VRAM that fits (a tight one when none fits).
     pub smallest_dedicated: Option<OfferFit>,
+    /// The multi-GPU machine with the least VRAM in all that holds the workload spread over every
+    /// one of its GPUs (a tight one when none fits); none when no machine of the catalog does.
+    #[serde(default)]
+    pub smallest_machine: Option<MachineFit>,
+}
+
+/// A multi-GPU machine that holds the workload spread over all its GPUs.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct MachineFit {
+    /// GPUs the workload is spread over: every GPU of the machine.
+    pub gpus: u32,
+    /// VRAM needed per GPU when spread over them, GiB.
+    pub need_gib: f64,
+    /// The machine's offer and its verdict for that need.
+    pub offer: OfferFit,
 }
 
 /// What the work of a workload is counted in.
@@ -139,6 +155,8 @@ pub struct EstimateReport {
     pub breakdown: BreakdownGib,
     /// Parameters of the model.
     pub parameters: f64,
+    /// Parameters each token goes through (fewer than `parameters` for a mixture of experts).
+    pub active_parameters: f64,
     /// Parameters that receive gradients.
     pub trainable_parameters: f64,
     /// The task kind.
@@ -194,6 +212,7 @@ pub fn estimate_report(
         breakdown_unit: "GiB".to_owned(),
         breakdown: memory.breakdown.into(),
         parameters: memory.parameters,
+        active_parameters: memory.active_parameters,
         trainable_parameters: memory.trainable_parameters,
         kind: memory.kind,
         fit: FitSummary {
@@ -205,12 +224,59 @@ pub fn estimate_report(
             too_few_gpus: fit.too_few_gpus,
             smallest_slice: fit.smallest_slice,
             smallest_dedicated: fit.smallest_dedicated,
+            smallest_machine: smallest_machine(workload, catalog),
         },
         work: work_of(workload),
         run_time,
         task,
         assumptions: memory.assumptions,
     })
+}
+
+/// The multi-GPU machine of `catalog` with the least VRAM in all (ties: the catalog's first) that
+/// holds `workload` spread over every one of its GPUs, as configured otherwise (tensor or expert
+/// parallel for serving, data parallel with its ZeRO stage for training); a tight one when none
+/// fits. Slices never join a multi-GPU job.
+pub fn smallest_machine(workload: &Workload, catalog: &Catalog) -> Option<MachineFit> {
+    let mut counts: Vec<u32> = catalog
+        .offers
+        .iter()
+        .filter(|o| o.gpu_count > 1 && !o.tenancy.is_slice())
+        .map(|o| o.gpu_count)
+        .collect();
+    counts.sort_unstable();
+    counts.dedup();
+    let mut candidates: Vec<MachineFit> = vec![];
+    for gpus in counts {
+        let spread = match workload {
+            Workload::Llm(l) => Workload::Llm(LlmWorkload { gpus, ..l.clone() }),
+            // Diffusion pipelines run on one GPU.
+            Workload::Diffusion(_) => return None,
+        };
+        let Ok(memory) = estimate(&spread) else {
+            continue;
+        };
+        let fit = fit_catalog(memory.vram_gib, gpus, catalog);
+        candidates.extend(
+            fit.offers
+                .into_iter()
+                .filter(|o| o.gpu_count == gpus && !o.tenancy.is_slice())
+                .map(|offer| MachineFit {
+                    gpus,
+                    need_gib: memory.vram_gib,
+                    offer,
+                }),
+        );
+    }
+    let total = |m: &MachineFit| f64::from(m.gpus) * m.offer.vram_gib;
+    let pick = |verdict: VramFit| {
+        candidates
+            .iter()
+            .filter(|m| m.offer.fit == verdict)
+            .min_by(|a, b| total(a).total_cmp(&total(b)))
+            .cloned()
+    };
+    pick(VramFit::Fits).or_else(|| pick(VramFit::Tight))
 }
 
 /// An LLM preset in the list: its id, its shape as the preset table gives it, and what follows.
@@ -220,11 +286,15 @@ pub struct LlmPresetRow {
     pub id: String,
     /// Parameters in all.
     pub parameters: f64,
+    /// Parameters each token goes through (fewer than `parameters` for a mixture of experts).
+    pub active_parameters: f64,
     /// The architecture.
     #[serde(flatten)]
     pub arch: LlmArch,
-    /// KV cache per token at 16 bits, KiB.
+    /// KV cache per token at 16 bits while the context is within any sliding window, KiB.
     pub kv_cache_kib_per_token: f64,
+    /// KV cache of one 32,768-token sequence at 16 bits, sliding windows counted, GiB.
+    pub kv_cache_gib_at_32k: f64,
 }
 
 /// A diffusion model in the list.
@@ -271,11 +341,16 @@ pub fn presets() -> Presets {
     Presets {
         llm: llm_presets()
             .iter()
-            .map(|p| LlmPresetRow {
-                id: p.name.clone(),
-                parameters: p.parameters().total,
-                arch: p.clone(),
-                kv_cache_kib_per_token: p.kv_cache_bytes_per_token(KvPrecision::Fp16) / 1024.0,
+            .map(|p| {
+                let count = p.parameters();
+                LlmPresetRow {
+                    id: p.name.clone(),
+                    parameters: count.total,
+                    active_parameters: count.active,
+                    arch: p.clone(),
+                    kv_cache_kib_per_token: p.kv_cache_bytes_per_token(KvPrecision::Fp16) / 1024.0,
+                    kv_cache_gib_at_32k: p.kv_cache_bytes(32_768.0, KvPrecision::Fp16) / GIB,
+                }
             })
             .collect(),
         diffusion: DiffusionModel::ALL

@@ -3,7 +3,9 @@
 //!
 //! - **LLM training** costs `passes · 2 · Ψ_c` FLOPs per token plus attention `passes · 4 · L · q ·
 //!   s` (PaLM, arXiv:2204.02311 App. B: `6N + 12·L·H·Q·T` for the three passes of a full step),
-//!   where Ψ_c counts the parameters multiplied per token. A full fine-tune makes 3 passes
+//!   where Ψ_c counts the parameters multiplied per token — for a mixture of experts the active
+//!   ones, the `k` routed experts a token visits, not all of them; a sliding-window layer attends
+//!   to at most its window. A full fine-tune makes 3 passes
 //!   (forward, and a backward twice as dear); LoRA 2 (no weight gradients for the frozen base,
 //!   derived from Hu et al., arXiv:2106.09685); checkpointing one more (the recomputed forward,
 //!   Korthikanti et al.). Hours = FLOPs / (peak dense FP16 TFLOPS × MFU). MFU defaults to
@@ -12,7 +14,11 @@
 //! - **LLM decoding** reads every weight and the whole KV cache once per step, so a step takes
 //!   `max(bytes / (bandwidth × MBU), FLOPs / (peak × MFU))` and yields one token per sequence
 //!   (the memory/compute bound of RahulSChand/gpu_poor `src/App.js`). MBU defaults to
-//!   [`DEFAULT_MBU`].
+//!   [`DEFAULT_MBU`]. With a mixture of experts the FLOPs count the active parameters and the
+//!   step reads only the experts the batch visits: with B sequences each picking k of E experts
+//!   per layer, an expected `1 − (1 − k/E)^B` of them (routing taken as uniform and
+//!   independent, an assumption; real routers are skewed, so more are read); sliding-window
+//!   layers read and attend to at most their window, an MLA cache its latent.
 //! - **Stable Diffusion** speed comes from published it/s (`core/data/sd-throughput.csv`): a GPU
 //!   in the table uses its own figure, any other scales the figure of the GPU with the nearest
 //!   FP16 TFLOPS by the TFLOPS ratio. Time grows with pixels (attention grows faster, so large
@@ -190,14 +196,12 @@ fn peak_flops(gpu: &GpuSpec) -> f64 {
 fn llm_run_time(w: &LlmWorkload, gpu: &GpuSpec) -> RunTime {
     let arch = &w.arch;
     let p = arch.parameters();
-    let attention_per_token_context =
-        4.0 * f64::from(arch.layers) * f64::from(arch.heads) * f64::from(arch.head_dim);
     match &w.task {
         LlmTask::Training(t) => {
             let lora = matches!(t.method, TrainingMethod::Lora { .. });
             let passes = if lora { 2.0 } else { 3.0 } + if t.checkpointing { 1.0 } else { 0.0 };
             let flops_per_token = passes
-                * (2.0 * p.compute + attention_per_token_context * f64::from(t.sequence_tokens));
+                * (2.0 * p.compute + arch.attention_flops_per_token(f64::from(t.sequence_tokens)));
             let mfu = t.mfu.unwrap_or(if lora {
                 DEFAULT_MFU_LORA
             } else {
@@ -237,12 +241,17 @@ fn llm_run_time(w: &LlmWorkload, gpu: &GpuSpec) -> RunTime {
         LlmTask::Inference(i) => {
             let concurrency = f64::from(i.concurrency);
             let context = f64::from(i.context_tokens);
-            let weight_bytes = p.linear * w.weights.bytes_per_param()
+            let all_weights = p.linear * w.weights.bytes_per_param()
                 + (p.total - p.linear) * w.weights.wide_bytes();
-            let kv_bytes = arch.kv_cache_bytes_per_token(i.kv_cache) * context * concurrency;
+            // A decode step reads every weight but the routed experts no token of the batch
+            // visits.
+            let expert_bytes = p.routed_experts * w.weights.bytes_per_param();
+            let weight_bytes =
+                all_weights - expert_bytes + expert_bytes * arch.experts_touched(concurrency);
+            let kv_bytes = arch.kv_cache_bytes(context, i.kv_cache) * concurrency;
             let mbu = i.mbu.unwrap_or(DEFAULT_MBU);
             let memory_seconds = (weight_bytes + kv_bytes) / (gpu.mem_bw_gbs * 1e9 * mbu);
-            let flops = concurrency * (2.0 * p.compute + attention_per_token_context * context);
+            let flops = concurrency * (2.0 * p.compute + arch.attention_flops_per_token(context));
             let compute_seconds = flops / (peak_flops(gpu) * DEFAULT_MFU_INFERENCE);
             let (step, bound) = if memory_seconds >= compute_seconds {
                 (memory_seconds, Bound::Memory)
@@ -448,6 +457,7 @@ mod tests {
             arch: find_llm_preset(model).unwrap().clone(),
             weights,
             gpus: 1,
+            expert_parallel: false,
             task: LlmTask::Inference(LlmInference {
                 context_tokens: context,
                 concurrency,
@@ -463,6 +473,7 @@ mod tests {
             arch: find_llm_preset("llama-2-7b").unwrap().clone(),
             weights: Precision::Bf16,
             gpus,
+            expert_parallel: false,
             task: LlmTask::Training(LlmTraining {
                 method: TrainingMethod::Full,
                 sequence_tokens: 2048,
@@ -563,6 +574,23 @@ mod tests {
     }
 
     #[test]
+    fn experts_cost_time_by_the_ones_a_token_visits() {
+        // One sequence of Mixtral reads the non-expert weights and 2 of 8 experts per step.
+        let w = decode("mixtral-8x7b", Precision::Bf16, 1, 0.0);
+        let Workload::Llm(l) = &w else { unreachable!() };
+        let p = l.arch.parameters();
+        let t = run_time(&w, gpu("H100-SXM")).unwrap();
+        let kv = l.arch.kv_cache_bytes(1024.0, KvPrecision::Fp16);
+        let bytes = 2.0 * (p.total - p.routed_experts) + 2.0 * p.routed_experts * 0.25 + kv;
+        let expected = 3350e9 * DEFAULT_MBU / bytes;
+        assert!((t.tokens_per_second.unwrap() / expected - 1.0).abs() < 1e-9);
+        // A large batch visits every expert: the share read tends to 1.
+        assert!(l.arch.experts_touched(64.0) > 0.999);
+        // Training FLOPs follow the active parameters.
+        assert!(p.compute < 0.3 * p.total);
+    }
+
+    #[test]
     fn sd_speed_uses_the_measurement_or_scales_the_nearest_one() {
         // RTX 4090 SD 1.5 at batch 4: 12.62 it/s -> 50 steps per image = 1.0096 images/s.
         let t = run_time(&sd(DiffusionModel::Sd15, 3600.0), gpu("RTX4090")).unwrap();
@@ -633,6 +661,7 @@ mod tests {
             arch: find_llm_preset("llama-3-8b").unwrap().clone(),
             weights: Precision::Nf4,
             gpus: 1,
+            expert_parallel: false,
             task: LlmTask::Training(LlmTraining {
                 method: TrainingMethod::Lora {
                     rank: 16,

@@ -91,6 +91,9 @@ pub struct MemoryEstimate {
     pub gpus: u32,
     /// Parameters of the model (all components for a diffusion pipeline).
     pub parameters: f64,
+    /// Parameters each token goes through (fewer than `parameters` for a mixture of experts).
+    #[serde(default)]
+    pub active_parameters: f64,
     /// Parameters that receive gradients (0 for inference).
     pub trainable_parameters: f64,
     /// The task kind this workload is, for the task profile.
@@ -171,6 +174,9 @@ pub enum Unsupported {
         "a full fine-tune trains 16-bit or 32-bit weights; quantized weights need LoRA (QLoRA)"
     )]
     FullFineTuneQuantized,
+    /// Expert parallelism asked of a model without experts.
+    #[error("expert parallelism needs a mixture-of-experts model")]
+    ExpertParallelDense,
 }
 
 /// Checks that `value` lies in `min..=max` (NaN never does).

@@ -5,13 +5,29 @@
 //!   bias): `L·(h·q + 2·h·kv + q·h + 3·h·ffn + 2h [+ q + 2kv]) + h + V·h·(1 or 2)` with
 //!   q = heads·head_dim and kv = kv_heads·head_dim — the count the presets are checked against
 //!   (each within 2 % of its published size, `tests/workload_published.rs`);
+//! - mixture of experts (Mixtral, Qwen3-MoE, DeepSeek-V3, GLM-4.5): a layer with experts holds
+//!   `(E + S)·3·h·e` expert weights (E routed and S shared experts of intermediate size e) and an
+//!   `h·E` router instead of the dense MLP; the first `dense_layers` layers keep a dense MLP.
+//!   Every expert is resident in memory; a token goes through `k` routed experts, so the
+//!   *active* parameters are the total less `(E − k)·3·h·e` per layer with experts, and compute
+//!   and decode bandwidth follow the active ones;
+//! - multi-head latent attention (DeepSeek-V2 paper, arXiv:2405.04434 §2.1, and DeepSeek-V3's
+//!   `config.json`): projections `h·q_r + q_r·H·(d_nope + d_rope)` for queries,
+//!   `h·(c_kv + d_rope) + c_kv·H·(d_nope + d_v)` for keys and values, `H·d_v·h` out;
 //! - bytes per weight: fp32 4, bf16/fp16 2, fp8/int8 1, int4 (GPTQ/AWQ, group 128: 4 bits + a
 //!   16-bit scale and a 4-bit zero per 128 weights = 4.156 bits) 0.52, NF4 with double
 //!   quantization 4.127 bits = 0.516 (QLoRA paper, arXiv:2305.14314 §3). Quantizers leave the
-//!   embeddings, the LM head, norms and biases in 16 bits (bitsandbytes behaviour), so only the
-//!   decoder's linear layers shrink;
+//!   embeddings, the LM head, norms, biases and MoE routers in 16 bits (bitsandbytes behaviour),
+//!   so only the decoder's linear layers shrink;
 //! - KV cache: `2 · L · kv_heads · head_dim · tokens · bytes` — grouped-query attention counted
-//!   with the KV heads, not the query heads (llm-analysis `get_memory_kv_cache_per_layer`);
+//!   with the KV heads, not the query heads (llm-analysis `get_memory_kv_cache_per_layer`). MLA
+//!   caches `L · (kv_lora_rank + qk_rope_head_dim) · tokens · bytes` (576 values per layer and
+//!   token for DeepSeek-V3), the same on every tensor-parallel GPU. With a sliding window a local
+//!   layer keeps `min(context, window)` tokens: `Σ_layers min(context, window_l) · 2 · kv_heads
+//!   · head_dim · bytes`, global layers keeping the whole context. Bytes per cached value: fp16
+//!   2, fp8 1, int4 0.5625 (llama.cpp `q4_0` blocks);
+//! - expert parallelism puts `⌈E / n⌉` whole experts on each of n GPUs; the rest of the model is
+//!   split (inference) or sharded by the ZeRO stage (training) as without it;
 //! - training state: ZeRO paper accounting (Rajbhandari et al., arXiv:1910.02054 §3.1, Fig. 1):
 //!   mixed-precision Adam keeps 16-bit weights (2Ψ) and gradients (2Ψ) plus K = 12 bytes of
 //!   optimizer state (fp32 master weights, momentum, variance); 8-bit Adam (bitsandbytes) keeps
@@ -19,12 +35,17 @@
 //!   then the gradients, then the weights by the GPU count (FSDP `SHARD_GRAD_OP` = ZeRO-2,
 //!   `FULL_SHARD` = ZeRO-3, accelerate FSDP guide);
 //! - LoRA adds `r·(d_in + d_out)` parameters per adapted matrix (Hu et al., arXiv:2106.09685),
-//!   trained in fp32: weight 4 + gradient 4 + Adam 8 = 16 bytes each;
+//!   trained in fp32: weight 4 + gradient 4 + Adam 8 = 16 bytes each. On a model with experts,
+//!   adapting the MLP adapts every expert (PEFT `target_modules` matching `gate_proj`/`up_proj`/
+//!   `down_proj` or `w1`/`w2`/`w3` reaches each expert's copy; LLaMA-Factory `lora_target: all`),
+//!   never the router;
 //! - activations: Korthikanti et al. (arXiv:2205.05198) counted per token and layer, adapted to
 //!   FlashAttention-era models (no s² scores, no dropout masks, SwiGLU saves gate, up, their
 //!   product and the activation): `2·(4h + 2q + 2kv) + 8·ffn` bytes, about 40·h for Llama-3-8B
-//!   (`docs/sources.md` §5.1). With activation checkpointing each layer keeps only its
-//!   16-bit input (2h bytes per token) and one layer at a time is recomputed.
+//!   (`docs/sources.md` §5.1); a layer with experts saves `8·(k + S)·e` for the experts a token
+//!   visits, the `k` dispatched copies of its input and the router logits. With activation
+//!   checkpointing each layer keeps only its 16-bit input (2h bytes per token) and one layer at a
+//!   time is recomputed.
 
 use crate::workload::llm::arch::Precision;
 use crate::workload::llm::setup::{LlmTask, LlmWorkload, TrainingMethod};
@@ -52,6 +73,14 @@ pub(crate) fn estimate_llm(w: &LlmWorkload) -> Result<MemoryEstimate, WorkloadEr
     let n = f64::from(w.gpus);
     let wide = w.weights.wide_bytes();
     let base_bytes = p.linear * w.weights.bytes_per_param() + (p.total - p.linear) * wide;
+    // The routed experts' part of the frozen weights, and the share of it each GPU holds under
+    // expert parallelism (1/n without, when the experts are split like everything else).
+    let expert_bytes = p.routed_experts * w.weights.bytes_per_param();
+    let expert_share = if w.expert_parallel {
+        arch.expert_share(w.gpus)
+    } else {
+        1.0 / n
+    };
     let dequant_bytes = if w.weights.dequantizes() {
         2.0 * arch.largest_matrix()
     } else {
@@ -70,90 +99,111 @@ pub(crate) fn estimate_llm(w: &LlmWorkload) -> Result<MemoryEstimate, WorkloadEr
             "quantized linear layers; embeddings, LM head and norms stay 16-bit (bitsandbytes behaviour)",
         ));
     }
+    if let Some(m) = &arch.moe {
+        assumptions.push(assumption(
+            "resident_experts",
+            m.experts,
+            "every routed expert is held in memory; compute and decode reads follow the ones a token visits",
+        ));
+    }
 
     let (breakdown, trainable) = match &w.task {
         LlmTask::Inference(i) => {
             // Tensor parallelism splits the weights and the KV heads (a KV head is replicated when
-            // there are more GPUs than KV heads: llm-analysis `max(kv_heads / tp, 1)`).
+            // there are more GPUs than KV heads: llm-analysis `max(kv_heads / tp, 1)`); an MLA
+            // latent is not split by heads, so every GPU keeps all of it.
             let kv_heads_per_gpu = (f64::from(arch.kv_heads) / n).ceil();
+            let weights = if w.expert_parallel {
+                (base_bytes - expert_bytes) / n + expert_bytes * expert_share
+            } else {
+                base_bytes / n
+            };
+            let kv = arch.kv_bytes_per_sequence(
+                f64::from(i.context_tokens),
+                kv_heads_per_gpu,
+                i.kv_cache,
+            ) * f64::from(i.concurrency);
             let tokens = f64::from(i.context_tokens) * f64::from(i.concurrency);
-            let kv = arch.kv_bytes_per_token(kv_heads_per_gpu, i.kv_cache) * tokens;
             // One layer's working set on a prefill chunk: the larger of the attention block
             // (input, normed input, q, k, v, output) and the MLP block (input, gate, up, product).
-            let (h, f) = (f64::from(arch.hidden), f64::from(arch.ffn));
-            let attention = wide * (2.0 * h + 2.0 * arch.q_dim() / n + 2.0 * arch.kv_dim() / n);
-            let mlp = wide * (2.0 * h + 3.0 * f / n);
             let chunk = tokens.min(PREFILL_CHUNK_TOKENS);
             // The next-token logits of every sequence in fp32.
             let logits = f64::from(i.concurrency) * f64::from(arch.vocab) * 4.0;
-            let activations = chunk * attention.max(mlp) + logits;
+            let activations = chunk * (wide * arch.working_set_per_token(n)) + logits;
             assumptions.push(assumption(
                 "prefill_chunk_tokens",
                 PREFILL_CHUNK_TOKENS,
                 "prompt tokens per forward step (chunked prefill, vLLM max_num_batched_tokens); assumption",
             ));
             (
-                Breakdown::from_bytes(
-                    base_bytes / n,
-                    0.0,
-                    0.0,
-                    activations,
-                    kv,
-                    context + dequant_bytes,
-                ),
+                Breakdown::from_bytes(weights, 0.0, 0.0, activations, kv, context + dequant_bytes),
                 0.0,
             )
         }
         LlmTask::Training(t) => {
+            // Each state as (the part on the routed experts, the rest).
             let (weights, grads, optimizer, trainable) = match t.method {
-                TrainingMethod::Full if w.weights == Precision::Fp32 => {
-                    // Pure fp32: weights 4, gradients 4, moments.
-                    let m = t.optimizer.moment_bytes();
-                    (4.0 * p.total, 4.0 * p.total, m * p.total, p.total)
-                }
                 TrainingMethod::Full => {
-                    // Mixed precision (ZeRO paper): 2Ψ + 2Ψ + KΨ, K = fp32 master 4 + moments.
-                    let k = 4.0 + t.optimizer.moment_bytes();
-                    (2.0 * p.total, 2.0 * p.total, k * p.total, p.total)
+                    // Pure fp32: weights 4, gradients 4, moments. Mixed precision (ZeRO paper):
+                    // 2Ψ + 2Ψ + KΨ, K = fp32 master 4 + moments.
+                    let (wb, gb, ob) = if w.weights == Precision::Fp32 {
+                        (4.0, 4.0, t.optimizer.moment_bytes())
+                    } else {
+                        (2.0, 2.0, 4.0 + t.optimizer.moment_bytes())
+                    };
+                    let split = |bytes: f64| {
+                        let experts = bytes * p.routed_experts;
+                        (experts, bytes * p.total - experts)
+                    };
+                    (split(wb), split(gb), split(ob), p.total)
                 }
                 TrainingMethod::Lora { rank, targets } => {
-                    let lora = arch.lora_parameters(rank, targets);
+                    let (lora_rest, lora_experts) = arch.lora_parameters_split(rank, targets);
+                    let moments = t.optimizer.moment_bytes();
                     // fp32 adapters: weight 4, gradient 4, moments.
                     (
-                        base_bytes + 4.0 * lora,
-                        4.0 * lora,
-                        t.optimizer.moment_bytes() * lora,
-                        lora,
+                        (
+                            expert_bytes + 4.0 * lora_experts,
+                            base_bytes - expert_bytes + 4.0 * lora_rest,
+                        ),
+                        (4.0 * lora_experts, 4.0 * lora_rest),
+                        (moments * lora_experts, moments * lora_rest),
+                        lora_rest + lora_experts,
                     )
                 }
             };
             let stage = t.zero.number();
-            let shard = |bytes: f64, from_stage: u32| {
-                if stage >= from_stage {
-                    bytes / n
+            // Without expert parallelism the experts' state is sharded like the rest; with it,
+            // each GPU keeps the whole state of its own experts.
+            let shard = |(experts, rest): (f64, f64), from_stage: u32| {
+                if w.expert_parallel {
+                    let rest = if stage >= from_stage { rest / n } else { rest };
+                    experts * expert_share + rest
                 } else {
-                    bytes
+                    let all = experts + rest;
+                    if stage >= from_stage { all / n } else { all }
                 }
             };
             let (weights_gpu, grads_gpu, optimizer_gpu) =
                 (shard(weights, 3), shard(grads, 2), shard(optimizer, 1));
+            let weights_all = weights.0 + weights.1;
             // ZeRO-3 gathers the full parameters (and gradients) of the current and next module
             // before use: DeepSpeed's estimator counts 4 bytes x largest layer. The buffer never
             // exceeds what sharding removed from this GPU, so sharding never costs memory.
             let gather = if stage >= 3 {
-                let bytes_per_param = weights / p.total;
-                (2.0 * bytes_per_param * arch.largest_layer()).min(weights - weights_gpu)
+                let bytes_per_param = weights_all / p.total;
+                (2.0 * bytes_per_param * arch.largest_layer()).min(weights_all - weights_gpu)
             } else {
                 0.0
             };
             let tokens = f64::from(t.sequence_tokens) * f64::from(t.micro_batch);
             let act_scale = wide / 2.0;
             let layers = f64::from(arch.layers);
-            let per_layer = arch.saved_bytes_per_token_layer() * act_scale;
+            let (largest, all_layers) = arch.saved_bytes_per_token();
             let saved = if t.checkpointing {
-                tokens * (2.0 * f64::from(arch.hidden) * act_scale * layers + per_layer)
+                tokens * (2.0 * f64::from(arch.hidden) * act_scale * layers + largest * act_scale)
             } else {
-                tokens * per_layer * layers
+                tokens * (all_layers * act_scale)
             };
             let logits = tokens * f64::from(arch.vocab) * LOGIT_BYTES_PER_ELEMENT;
             assumptions.push(assumption(
@@ -186,6 +236,7 @@ pub(crate) fn estimate_llm(w: &LlmWorkload) -> Result<MemoryEstimate, WorkloadEr
         breakdown,
         gpus: w.gpus,
         parameters: p.total,
+        active_parameters: p.active,
         trainable_parameters: trainable,
         kind: w.kind(),
         assumptions,
@@ -216,6 +267,7 @@ mod tests {
             arch,
             weights,
             gpus,
+            expert_parallel: false,
             task: LlmTask::Inference(LlmInference {
                 context_tokens: context,
                 concurrency,
@@ -231,6 +283,7 @@ mod tests {
             arch,
             weights,
             gpus: 1,
+            expert_parallel: false,
             task: LlmTask::Training(LlmTraining::with_defaults(method)),
         }
     }
@@ -243,9 +296,13 @@ mod tests {
             .count()
             - 1;
         assert_eq!(llm_presets().len(), rows, "a row failed to parse");
-        assert_eq!(rows, 12);
+        assert_eq!(rows, 22);
         for p in llm_presets() {
             p.validate().unwrap_or_else(|e| panic!("{}: {e}", p.name));
+        }
+        // The first twelve presets (Llama-2/3, Mistral, Qwen2.5, DeepSeek-LLM, GLM-4) have
+        // head_dim x heads = hidden; Qwen3, Gemma 3 and GLM-4.5 give a wider head_dim.
+        for p in &llm_presets()[..12] {
             assert_eq!(
                 p.head_dim * p.heads,
                 p.hidden,
@@ -478,6 +535,172 @@ mod tests {
             i.generated_tokens = f64::INFINITY;
         }
         assert_eq!(estimate_llm(&w).unwrap_err().field(), "generated_tokens");
+    }
+
+    #[test]
+    fn experts_are_all_resident_and_only_the_visited_ones_are_active() {
+        let arch = preset("mixtral-8x7b");
+        let p = arch.parameters();
+        // 32 layers x 8 experts x 3 x 4096 x 14336 in the experts; 2 of 8 visited per token.
+        let expert = 3.0 * 4096.0 * 14336.0;
+        assert_eq!(p.routed_experts, 32.0 * 8.0 * expert);
+        assert_eq!(p.total - p.active, 32.0 * 6.0 * expert);
+        let m = estimate_llm(&inference(arch, Precision::Bf16, 1, 1, 1)).unwrap();
+        assert!((m.breakdown.weights_gib - 2.0 * p.total / GIB).abs() < 1e-9);
+        assert_eq!((m.parameters, m.active_parameters), (p.total, p.active));
+    }
+
+    #[test]
+    fn mla_caches_one_latent_per_layer_on_every_gpu() {
+        // DeepSeek-V3: 61 layers x (512 + 64) values x 2 bytes = 70,272 bytes per token.
+        let arch = preset("deepseek-v3");
+        assert_eq!(arch.kv_cache_bytes_per_token(KvPrecision::Fp16), 70_272.0);
+        assert_eq!(arch.kv_cache_bytes_per_token(KvPrecision::Fp8), 35_136.0);
+        let one = estimate_llm(&inference(arch.clone(), Precision::Fp8, 32_768, 4, 8)).unwrap();
+        let kv = 70_272.0 * 32_768.0 * 4.0 / GIB;
+        assert!(
+            (one.breakdown.kv_cache_gib - kv).abs() < 1e-9,
+            "not split by tensor parallelism"
+        );
+    }
+
+    #[test]
+    fn sliding_windows_and_kv_precision_shrink_the_cache() {
+        // Gemma 3 27B at 32K: 10 global layers keep every token, 52 local ones 1024.
+        let arch = preset("gemma-3-27b");
+        let per_layer_token = 2.0 * 16.0 * 128.0;
+        let m = estimate_llm(&inference(arch.clone(), Precision::Bf16, 32_768, 1, 1)).unwrap();
+        let expected = (10.0 * 32_768.0 + 52.0 * 1024.0) * per_layer_token * 2.0 / GIB;
+        assert!((m.breakdown.kv_cache_gib - expected).abs() < 1e-9);
+        // Within the window every layer keeps every token.
+        assert_eq!(
+            arch.kv_cache_bytes(1000.0, KvPrecision::Fp16),
+            62.0 * 1000.0 * per_layer_token * 2.0
+        );
+        // 4-bit q4_0 blocks: 18 bytes per 32 values.
+        assert_eq!(
+            arch.kv_cache_bytes(1000.0, KvPrecision::Int4) * 32.0 / 18.0,
+            arch.kv_cache_bytes(1000.0, KvPrecision::Fp16) / 2.0
+        );
+        for kv in KvPrecision::ALL {
+            assert_eq!(KvPrecision::from_id(kv.id()), Some(kv));
+        }
+    }
+
+    #[test]
+    fn expert_parallelism_places_whole_experts() {
+        let arch = preset("mixtral-8x7b");
+        let p = arch.parameters();
+        let ep = |gpus: u32| {
+            let mut w = inference(arch.clone(), Precision::Bf16, 1, 1, gpus);
+            w.expert_parallel = true;
+            estimate_llm(&w).unwrap().breakdown.weights_gib
+        };
+        let experts = 2.0 * p.routed_experts / GIB;
+        let rest = 2.0 * p.total / GIB - experts;
+        // 8 experts on 3 GPUs: 3 whole experts each, not 8/3.
+        assert!((ep(3) - (rest / 3.0 + experts * 3.0 / 8.0)).abs() < 1e-9);
+        // On 8 GPUs one expert each, as tensor parallelism would split them.
+        let tp = estimate_llm(&inference(arch.clone(), Precision::Bf16, 1, 1, 8)).unwrap();
+        assert!((ep(8) - tp.breakdown.weights_gib).abs() < 1e-9);
+        // Training: each GPU keeps the whole state of its experts; ZeRO shards the rest.
+        let mut w = training(arch.clone(), Precision::Bf16, TrainingMethod::Full);
+        w.gpus = 8;
+        w.expert_parallel = true;
+        let b = estimate_llm(&w).unwrap().breakdown;
+        let g = |params: f64| params / GIB;
+        let non_expert = g(p.total - p.routed_experts);
+        let experts = g(p.routed_experts);
+        // DDP keeps the rest whole, the experts one per GPU (weights 2, gradients 2, Adam 12).
+        assert!((b.weights_gib - (2.0 * non_expert + 2.0 * experts / 8.0)).abs() < 1e-6);
+        assert!((b.optimizer_gib - (12.0 * non_expert + 12.0 * experts / 8.0)).abs() < 1e-6);
+        if let LlmTask::Training(t) = &mut w.task {
+            t.zero = ZeroStage::Zero3;
+        }
+        let b3 = estimate_llm(&w).unwrap().breakdown;
+        assert!((b3.weights_gib - 2.0 * (non_expert + experts) / 8.0).abs() < 1e-6);
+    }
+
+    #[test]
+    fn lora_on_experts_adapts_every_expert() {
+        let arch = preset("mixtral-8x7b");
+        let all = arch.lora_parameters(16, LoraTargets::All);
+        let attention = arch.lora_parameters(16, LoraTargets::Attention);
+        let mlp = arch.lora_parameters(16, LoraTargets::Mlp);
+        assert_eq!(mlp, 16.0 * 32.0 * 8.0 * 3.0 * (4096.0 + 14_336.0));
+        assert_eq!(all, attention + mlp);
+        // DeepSeek-V3's MLA projections: q_a, q_b, kv_a, kv_b, o.
+        let ds = preset("deepseek-v3");
+        let per_layer = (7168.0 + 1536.0)
+            + (1536.0 + 128.0 * 192.0)
+            + (7168.0 + 576.0)
+            + (512.0 + 128.0 * 256.0)
+            + (128.0 * 128.0 + 7168.0);
+        assert_eq!(
+            ds.lora_parameters(8, LoraTargets::Attention),
+            8.0 * 61.0 * per_layer
+        );
+        // QLoRA of a mixture of experts: adapters on attention only need far less.
+        let qlora = |targets| {
+            let method = TrainingMethod::Lora { rank: 16, targets };
+            estimate_llm(&training(preset("qwen3-30b-a3b"), Precision::Nf4, method))
+                .unwrap()
+                .vram_gib
+        };
+        assert!(qlora(LoraTargets::All) > qlora(LoraTargets::Attention) + 10.0);
+    }
+
+    #[test]
+    fn new_shape_fields_are_refused_by_name() {
+        type Change = fn(&mut LlmArch);
+        let cases: [(&str, Change); 6] = [
+            ("experts_per_token", |a| {
+                if let Some(m) = &mut a.moe {
+                    m.experts_per_token = m.experts + 1;
+                }
+            }),
+            ("dense_layers", |a| {
+                if let Some(m) = &mut a.moe {
+                    m.dense_layers = a.layers + 1;
+                }
+            }),
+            ("experts", |a| {
+                if let Some(m) = &mut a.moe {
+                    m.experts = 0;
+                }
+            }),
+            ("kv_lora_rank", |a| {
+                a.mla = Some(crate::workload::llm::arch::MlaShape {
+                    q_lora_rank: 0,
+                    kv_lora_rank: 0,
+                    qk_nope_head_dim: 128,
+                    qk_rope_head_dim: 64,
+                    v_head_dim: 128,
+                });
+            }),
+            ("sliding_window", |a| {
+                a.sliding_window = Some(crate::workload::llm::arch::SlidingWindow {
+                    window: 0,
+                    global_every: 2,
+                });
+            }),
+            ("global_every", |a| {
+                a.sliding_window = Some(crate::workload::llm::arch::SlidingWindow {
+                    window: 10,
+                    global_every: a.layers + 1,
+                });
+            }),
+        ];
+        for (field, change) in cases {
+            let mut arch = preset("glm-4.5-air");
+            change(&mut arch);
+            let e = estimate_llm(&inference(arch, Precision::Bf16, 10, 1, 1)).unwrap_err();
+            assert_eq!((e.field(), e.code()), (field, "out_of_range"));
+        }
+        let mut w = inference(preset("qwen3-8b"), Precision::Bf16, 10, 1, 2);
+        w.expert_parallel = true;
+        let e = estimate_llm(&w).unwrap_err();
+        assert_eq!((e.field(), e.code()), ("expert_parallel", "unsupported"));
     }
 
     #[test]

@@ -203,6 +203,11 @@ pub struct LlmWorkload {
     pub weights: Precision,
     /// GPUs: tensor-parallel for inference, data-parallel (with `zero`) for training.
     pub gpus: u32,
+    /// Expert parallelism (mixture-of-experts models only): the routed experts are spread whole
+    /// over the `gpus` GPUs, `⌈experts / gpus⌉` on each, instead of every expert being split
+    /// (inference) or replicated and sharded by ZeRO (training).
+    #[serde(default)]
+    pub expert_parallel: bool,
     /// Inference or training.
     pub task: LlmTask,
 }
@@ -215,6 +220,12 @@ impl LlmWorkload {
     pub fn validate(&self) -> Result<(), WorkloadError> {
         self.arch.validate()?;
         check_u32("gpus", self.gpus, 1, 4096)?;
+        if self.expert_parallel && self.arch.moe.is_none() {
+            return Err(WorkloadError::Unsupported {
+                field: "expert_parallel",
+                reason: Unsupported::ExpertParallelDense,
+            });
+        }
         match &self.task {
             LlmTask::Inference(i) => {
                 check_u32("context_tokens", i.context_tokens, 1, 10_000_000)?;
@@ -259,10 +270,11 @@ impl LlmWorkload {
     }
 
     pub(crate) fn describe(&self) -> String {
-        let gpus = if self.gpus == 1 {
-            "1 GPU".to_owned()
-        } else {
-            format!("{} GPUs", self.gpus)
+        let gpus = match (self.gpus, self.expert_parallel) {
+            (1, false) => "1 GPU".to_owned(),
+            (1, true) => "1 GPU, expert-parallel".to_owned(),
+            (n, false) => format!("{n} GPUs"),
+            (n, true) => format!("{n} GPUs, expert-parallel"),
         };
         match &self.task {
             LlmTask::Inference(i) => format!(
