@@ -513,6 +513,10 @@ Examples:
   gpufare estimate llm --model llama-2-7b --task qlora --gpu A10 --train-tokens 2e7
   gpufare estimate llm --model llama-3-8b --context 8192 --concurrency 4 --gpu RTX4090
   gpufare estimate llm --model llama-3-70b --task full --gpus 16 --zero 3 --gpu H100-SXM
+  gpufare estimate llm --model qwen3-30b-a3b --context 32768 --kv-cache fp8
+  gpufare estimate llm --model deepseek-v3 --weights fp8 --gpus 8 --expert-parallel
+  gpufare estimate llm --model mixtral-8x7b --task qlora --targets attention
+  gpufare estimate llm --model gemma-3-27b --context 131072 --kv-cache int4
   gpufare estimate sd --model sdxl --batch 4 --width 1024 --height 1024
   gpufare estimate sd --model sdxl --task lora --rank 8 --train-steps 2000 --gpu all
   gpufare estimate presets --format json
@@ -588,21 +592,26 @@ pub enum OptimizerArg {
 /// Which matrices LoRA adapts.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum TargetsArg {
-    /// q_proj and v_proj.
+    /// q_proj and v_proj (with MLA: the query and key/value projections).
     Qv,
-    /// The four attention projections.
+    /// The attention projections.
     Attention,
-    /// Every linear layer (attention and MLP).
+    /// The MLP only: every expert of a mixture of experts, or the dense MLP.
+    #[value(alias = "experts")]
+    Mlp,
+    /// Every linear layer (attention and MLP, every expert).
     All,
 }
 
 /// KV cache precision.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum KvArg {
-    /// 16-bit.
+    /// 16-bit (fp16 or bf16).
     Fp16,
-    /// 8-bit.
+    /// 8-bit (vLLM/SGLang fp8, llama.cpp q8_0).
     Fp8,
+    /// 4-bit (llama.cpp q4_0: 18 bytes per 32 values).
+    Int4,
 }
 
 #[derive(Debug, Args)]
@@ -625,6 +634,11 @@ pub struct LlmArgs {
     #[arg(long, value_name = "N", default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=4096))]
     pub gpus: u32,
 
+    /// Mixture of experts: spread whole experts over the --gpus GPUs (expert parallelism,
+    /// ceil(experts / GPUs) on each) instead of splitting every expert or sharding it with ZeRO.
+    #[arg(long)]
+    pub expert_parallel: bool,
+
     /// Inference: tokens of context per sequence (prompt + output) held in the KV cache
     /// [default: 4096].
     #[arg(long, value_name = "TOKENS", help_heading = "Inference")]
@@ -634,7 +648,7 @@ pub struct LlmArgs {
     #[arg(long, value_name = "N", help_heading = "Inference")]
     pub concurrency: Option<u32>,
 
-    /// Inference: KV cache precision [default: fp16].
+    /// Inference: KV cache precision: fp16, fp8 or int4 [default: fp16].
     #[arg(long, value_enum, help_heading = "Inference")]
     pub kv_cache: Option<KvArg>,
 
@@ -662,7 +676,8 @@ pub struct LlmArgs {
     #[arg(long, value_name = "R", help_heading = "Training")]
     pub rank: Option<u32>,
 
-    /// Training: which matrices LoRA adapts [default: all].
+    /// Training: which matrices LoRA adapts: qv, attention, mlp (alias experts: every expert's
+    /// matrices) or all [default: all].
     #[arg(long, value_enum, help_heading = "Training")]
     pub targets: Option<TargetsArg>,
 
@@ -719,6 +734,64 @@ pub struct LlmArgs {
     /// Custom shape: the q/k/v projections have a bias.
     #[arg(long, help_heading = "Custom model")]
     pub qkv_bias: bool,
+
+    /// Mixture of experts: routed experts per layer (num_experts, n_routed_experts).
+    #[arg(long, value_name = "N", help_heading = "Mixture of experts")]
+    pub experts: Option<u32>,
+
+    /// Mixture of experts: routed experts each token goes through (num_experts_per_tok).
+    #[arg(long, value_name = "K", help_heading = "Mixture of experts")]
+    pub experts_per_token: Option<u32>,
+
+    /// Mixture of experts: shared experts every token goes through (n_shared_experts)
+    /// [default: 0].
+    #[arg(long, value_name = "N", help_heading = "Mixture of experts")]
+    pub shared_experts: Option<u32>,
+
+    /// Mixture of experts: intermediate size of one expert (moe_intermediate_size).
+    #[arg(long, value_name = "N", help_heading = "Mixture of experts")]
+    pub expert_ffn: Option<u32>,
+
+    /// Mixture of experts: leading layers with a dense MLP of --ffn (first_k_dense_replace)
+    /// [default: 0].
+    #[arg(long, value_name = "N", help_heading = "Mixture of experts")]
+    pub dense_layers: Option<u32>,
+
+    /// Latent attention (MLA): rank of the query compression (q_lora_rank; 0 = none)
+    /// [default: 0].
+    #[arg(long, value_name = "N", help_heading = "Latent attention (MLA)")]
+    pub q_lora_rank: Option<u32>,
+
+    /// Latent attention (MLA): rank of the cached key/value latent (kv_lora_rank).
+    #[arg(long, value_name = "N", help_heading = "Latent attention (MLA)")]
+    pub kv_lora_rank: Option<u32>,
+
+    /// Latent attention (MLA): per-head query/key dimension without rotary embedding
+    /// (qk_nope_head_dim).
+    #[arg(long, value_name = "N", help_heading = "Latent attention (MLA)")]
+    pub qk_nope_head_dim: Option<u32>,
+
+    /// Latent attention (MLA): per-head rotary dimension, cached beside the latent
+    /// (qk_rope_head_dim).
+    #[arg(long, value_name = "N", help_heading = "Latent attention (MLA)")]
+    pub qk_rope_head_dim: Option<u32>,
+
+    /// Latent attention (MLA): per-head value dimension (v_head_dim).
+    #[arg(long, value_name = "N", help_heading = "Latent attention (MLA)")]
+    pub v_head_dim: Option<u32>,
+
+    /// Sliding window: tokens a local layer attends to and caches (sliding_window).
+    #[arg(long, value_name = "TOKENS", help_heading = "Sliding window")]
+    pub sliding_window: Option<u32>,
+
+    /// Sliding window: every Nth layer is global, attending to the whole context (Gemma 3: 6,
+    /// Gemma 2: 2); 0 = every layer local [default: 0].
+    #[arg(long, value_name = "N", help_heading = "Sliding window")]
+    pub global_every: Option<u32>,
+
+    /// Sliding window: drop the preset's window, every layer attending to the whole context.
+    #[arg(long, help_heading = "Sliding window", conflicts_with_all = ["sliding_window", "global_every"])]
+    pub no_sliding_window: bool,
 
     #[command(flatten)]
     pub output: EstimateOutput,

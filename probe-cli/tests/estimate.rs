@@ -61,6 +61,7 @@ fn json_has_the_total_and_the_breakdown_of_the_core_estimate() {
         arch: find_llm_preset("llama-2-7b").unwrap().clone(),
         weights: Precision::Nf4,
         gpus: 1,
+        expert_parallel: false,
         task: LlmTask::Training(LlmTraining {
             method: TrainingMethod::Lora {
                 rank: 16,
@@ -261,6 +262,20 @@ fn help_documents_every_flag() {
         "--vocab",
         "--tied-embeddings",
         "--qkv-bias",
+        "--expert-parallel",
+        "--experts",
+        "--experts-per-token",
+        "--shared-experts",
+        "--expert-ffn",
+        "--dense-layers",
+        "--q-lora-rank",
+        "--kv-lora-rank",
+        "--qk-nope-head-dim",
+        "--qk-rope-head-dim",
+        "--v-head-dim",
+        "--sliding-window",
+        "--global-every",
+        "--no-sliding-window",
         "--format",
         "--gpu",
     ];
@@ -360,10 +375,216 @@ fn presets_lists_models_and_gpus() {
     );
 }
 
+/// The ten presets of issue 21 and their ids, exactly.
+const NEW_PRESETS: [&str; 10] = [
+    "mixtral-8x7b",
+    "qwen3-30b-a3b",
+    "qwen3-235b-a22b",
+    "deepseek-v3",
+    "qwen3-8b",
+    "qwen3-32b",
+    "llama-3.1-8b",
+    "llama-3.1-70b",
+    "gemma-3-27b",
+    "glm-4.5-air",
+];
+
+#[test]
+fn every_new_preset_estimates_with_the_breakdown_and_is_listed_with_active_parameters() {
+    let list = json(&["estimate", "presets"]);
+    let llm = list["llm"].as_array().unwrap();
+    for id in NEW_PRESETS {
+        let v = json(&["estimate", "llm", "--model", id]);
+        let sum: f64 = BREAKDOWN_KEYS.iter().map(|k| f(&v["breakdown"][*k])).sum();
+        assert!(
+            (sum - f(&v["vram_gib"])).abs() < 1e-9,
+            "{id}: the total is the sum"
+        );
+        assert!(f(&v["breakdown"]["kv_cache"]) > 0.0, "{id}");
+        assert!(f(&v["active_parameters"]) <= f(&v["parameters"]), "{id}");
+        let row = llm
+            .iter()
+            .find(|p| p["id"] == id)
+            .unwrap_or_else(|| panic!("{id} listed"));
+        assert_eq!(f(&row["parameters"]), f(&v["parameters"]), "{id}");
+        assert_eq!(
+            f(&row["active_parameters"]),
+            f(&v["active_parameters"]),
+            "{id}"
+        );
+        // The training path too: QLoRA of each.
+        let q = json(&["estimate", "llm", "--model", id, "--task", "qlora"]);
+        assert!(f(&q["trainable_parameters"]) > 0.0, "{id}");
+    }
+    let moe = llm.iter().find(|p| p["id"] == "deepseek-v3").unwrap();
+    assert!(f(&moe["active_parameters"]) < 0.06 * f(&moe["parameters"]));
+    assert_eq!(moe["mla"]["kv_lora_rank"], 512);
+    assert_eq!(moe["moe"]["experts"], 256);
+    let gemma = llm.iter().find(|p| p["id"] == "gemma-3-27b").unwrap();
+    assert_eq!(gemma["sliding_window"]["window"], 1024);
+    let table = stdout(&gpufare(&["estimate", "presets"]));
+    for id in NEW_PRESETS {
+        assert!(table.contains(id), "{id} in the table");
+    }
+    assert!(
+        table.contains("active") && table.contains("MoE 8 of 256 experts"),
+        "{table}"
+    );
+    assert!(table.contains("window 1024 on 52 of 62 layers"), "{table}");
+}
+
+#[test]
+fn the_new_flags_reach_the_estimate() {
+    let vram = |args: &[&str]| {
+        let mut all = vec!["estimate", "llm"];
+        all.extend_from_slice(args);
+        f(&json(&all)["vram_gib"])
+    };
+    let kv = |args: &[&str]| {
+        let mut all = vec!["estimate", "llm"];
+        all.extend_from_slice(args);
+        f(&json(&all)["breakdown"]["kv_cache"])
+    };
+    // KV precision: int4 < fp8 < fp16.
+    let g = ["--model", "gemma-3-27b", "--context", "131072"];
+    let (fp16, fp8, int4) = (
+        kv(&[&g[..], &["--kv-cache", "fp16"]].concat()),
+        kv(&[&g[..], &["--kv-cache", "fp8"]].concat()),
+        kv(&[&g[..], &["--kv-cache", "int4"]].concat()),
+    );
+    assert!(int4 < fp8 && fp8 < fp16, "{int4} {fp8} {fp16}");
+    // The sliding window: dropping it multiplies Gemma 3's cache at 128K.
+    let full = kv(&[&g[..], &["--no-sliding-window"]].concat());
+    assert!(full > 4.0 * fp16, "{full} vs {fp16}");
+    assert!(kv(&[&g[..], &["--sliding-window", "4096"]].concat()) > fp16);
+    // LoRA targets: every expert's matrices, or attention only.
+    let m = ["--model", "qwen3-30b-a3b", "--task", "qlora"];
+    let attention = vram(&[&m[..], &["--targets", "attention"]].concat());
+    let experts = vram(&[&m[..], &["--targets", "experts"]].concat());
+    let all = vram(&[&m[..], &["--targets", "all"]].concat());
+    assert!(
+        attention < experts && experts < all,
+        "{attention} {experts} {all}"
+    );
+    // Expert parallelism: 8 Mixtral experts on 3 GPUs, 3 whole ones each, need more than 8/3.
+    let tp = vram(&["--model", "mixtral-8x7b", "--gpus", "3"]);
+    let ep = vram(&[
+        "--model",
+        "mixtral-8x7b",
+        "--gpus",
+        "3",
+        "--expert-parallel",
+    ]);
+    assert!(ep > tp, "{ep} vs {tp}");
+    // More experts per token never need less.
+    assert!(
+        vram(&["--model", "mixtral-8x7b", "--experts-per-token", "4"])
+            >= vram(&["--model", "mixtral-8x7b"])
+    );
+    // A custom mixture of experts.
+    let v = json(&[
+        "estimate",
+        "llm",
+        "--layers",
+        "4",
+        "--hidden",
+        "512",
+        "--heads",
+        "8",
+        "--ffn",
+        "1024",
+        "--vocab",
+        "1000",
+        "--experts",
+        "16",
+        "--experts-per-token",
+        "2",
+        "--expert-ffn",
+        "256",
+    ]);
+    let expert = 3.0 * 512.0 * 256.0;
+    assert_eq!(
+        f(&v["parameters"]) - f(&v["active_parameters"]),
+        4.0 * 14.0 * expert
+    );
+    // A model that fits no single card names the smallest machine that holds it.
+    let v = json(&[
+        "estimate",
+        "llm",
+        "--model",
+        "deepseek-v3",
+        "--weights",
+        "fp8",
+    ]);
+    let machine = &v["fit"]["smallest_machine"];
+    assert_eq!(machine["gpus"], 8, "{machine}");
+    assert_eq!(machine["offer"]["fit"], "fits", "{machine}");
+    let text = stdout(&gpufare(&[
+        "estimate",
+        "llm",
+        "--model",
+        "deepseek-v3",
+        "--weights",
+        "fp8",
+    ]));
+    assert!(
+        text.contains("smallest machine") && text.contains("over 8 GPUs"),
+        "{text}"
+    );
+    assert!(text.contains("37.55 B active per token"), "{text}");
+}
+
 #[test]
 fn bad_input_exits_2_and_names_the_flag() {
-    let rows: [(&str, &[&str], &str); 12] = [
+    let rows: [(&str, &[&str], &str); 20] = [
         ("unknown preset", &["llm", "--model", "llama-9"], "--model"),
+        (
+            "expert parallelism on a dense model",
+            &[
+                "llm",
+                "--model",
+                "qwen3-8b",
+                "--gpus",
+                "2",
+                "--expert-parallel",
+            ],
+            "--expert-parallel",
+        ),
+        (
+            "more experts per token than experts",
+            &["llm", "--model", "mixtral-8x7b", "--experts-per-token", "9"],
+            "--experts-per-token",
+        ),
+        (
+            "an incomplete mixture-of-experts shape",
+            &["llm", "--model", "qwen3-8b", "--experts", "8"],
+            "--experts-per-token",
+        ),
+        (
+            "an incomplete latent attention",
+            &["llm", "--model", "qwen3-8b", "--kv-lora-rank", "512"],
+            "--qk-rope-head-dim",
+        ),
+        (
+            "a zero window",
+            &["llm", "--model", "gemma-3-27b", "--sliding-window", "0"],
+            "--sliding-window",
+        ),
+        (
+            "global layers without a window",
+            &["llm", "--model", "qwen3-8b", "--global-every", "6"],
+            "--global-every",
+        ),
+        (
+            "an unknown KV precision",
+            &["llm", "--model", "qwen3-8b", "--kv-cache", "q3"],
+            "--kv-cache",
+        ),
+        (
+            "LoRA targets on inference",
+            &["llm", "--model", "qwen3-30b-a3b", "--targets", "experts"],
+            "--targets",
+        ),
         (
             "zero context",
             &["llm", "--model", "llama-3-8b", "--context", "0"],

@@ -19,7 +19,8 @@ use gpufare_core::workload::diffusion::{
 };
 use gpufare_core::workload::estimate::Workload;
 use gpufare_core::workload::llm::arch::{
-    KvPrecision, LlmArch, LoraTargets, Precision, find_llm_preset,
+    KvPrecision, LlmArch, LoraTargets, MlaShape, MoeShape, Precision, SlidingWindow,
+    find_llm_preset,
 };
 use gpufare_core::workload::llm::setup::{
     DEFAULT_LORA, LlmInference, LlmTask, LlmTraining, LlmWorkload, Optimizer, TrainingMethod,
@@ -78,6 +79,19 @@ fn flag(field: &str) -> &'static str {
         "head_dim" => "--head-dim",
         "ffn" => "--ffn",
         "vocab" => "--vocab",
+        "experts" => "--experts",
+        "experts_per_token" => "--experts-per-token",
+        "shared_experts" => "--shared-experts",
+        "expert_ffn" => "--expert-ffn",
+        "dense_layers" => "--dense-layers",
+        "q_lora_rank" => "--q-lora-rank",
+        "kv_lora_rank" => "--kv-lora-rank",
+        "qk_nope_head_dim" => "--qk-nope-head-dim",
+        "qk_rope_head_dim" => "--qk-rope-head-dim",
+        "v_head_dim" => "--v-head-dim",
+        "sliding_window" => "--sliding-window",
+        "global_every" => "--global-every",
+        "expert_parallel" => "--expert-parallel",
         "width" => "--width",
         "height" => "--height",
         "batch" => "--batch",
@@ -158,6 +172,9 @@ fn llm_arch(a: &LlmArgs) -> LlmArch {
                 vocab: 0,
                 tied_embeddings: false,
                 qkv_bias: false,
+                moe: None,
+                mla: None,
+                sliding_window: None,
             }
         }
     };
@@ -189,17 +206,161 @@ fn llm_arch(a: &LlmArgs) -> LlmArch {
     };
     arch.tied_embeddings |= a.tied_embeddings;
     arch.qkv_bias |= a.qkv_bias;
+    arch.moe = moe_shape(a, arch.moe);
+    arch.mla = mla_shape(a, arch.mla);
+    arch.sliding_window = sliding_window(a, arch.sliding_window);
     let changed = [
-        a.layers, a.hidden, a.heads, a.kv_heads, a.head_dim, a.ffn, a.vocab,
+        a.layers,
+        a.hidden,
+        a.heads,
+        a.kv_heads,
+        a.head_dim,
+        a.ffn,
+        a.vocab,
+        a.experts,
+        a.experts_per_token,
+        a.shared_experts,
+        a.expert_ffn,
+        a.dense_layers,
+        a.q_lora_rank,
+        a.kv_lora_rank,
+        a.qk_nope_head_dim,
+        a.qk_rope_head_dim,
+        a.v_head_dim,
+        a.sliding_window,
+        a.global_every,
     ]
     .iter()
     .any(Option::is_some)
         || a.tied_embeddings
-        || a.qkv_bias;
+        || a.qkv_bias
+        || a.no_sliding_window;
     if !custom && changed {
         arch.name = format!("{} (modified)", arch.name);
     }
     arch
+}
+
+/// Refuses a new feature's shape that lacks flags it needs.
+fn require(what: &str, flags: &[(&str, bool)]) {
+    let missing: Vec<&str> = flags
+        .iter()
+        .filter(|(_, given)| !given)
+        .map(|(f, _)| *f)
+        .collect();
+    if !missing.is_empty() {
+        usage(
+            "llm",
+            format!(
+                "{what} needs {}; missing {}",
+                flags.iter().map(|(f, _)| *f).collect::<Vec<_>>().join(", "),
+                missing.join(", ")
+            ),
+        );
+    }
+}
+
+/// The preset's experts with the flags' changes, or new ones from the flags.
+fn moe_shape(a: &LlmArgs, preset: Option<MoeShape>) -> Option<MoeShape> {
+    let given = [
+        a.experts,
+        a.experts_per_token,
+        a.shared_experts,
+        a.expert_ffn,
+        a.dense_layers,
+    ]
+    .iter()
+    .any(Option::is_some);
+    if !given {
+        return preset;
+    }
+    if preset.is_none() {
+        require(
+            "a mixture-of-experts shape",
+            &[
+                ("--experts", a.experts.is_some()),
+                ("--experts-per-token", a.experts_per_token.is_some()),
+                ("--expert-ffn", a.expert_ffn.is_some()),
+            ],
+        );
+    }
+    let mut m = preset.unwrap_or(MoeShape {
+        experts: 0,
+        experts_per_token: 0,
+        shared_experts: 0,
+        expert_ffn: 0,
+        dense_layers: 0,
+    });
+    m.experts = a.experts.unwrap_or(m.experts);
+    m.experts_per_token = a.experts_per_token.unwrap_or(m.experts_per_token);
+    m.shared_experts = a.shared_experts.unwrap_or(m.shared_experts);
+    m.expert_ffn = a.expert_ffn.unwrap_or(m.expert_ffn);
+    m.dense_layers = a.dense_layers.unwrap_or(m.dense_layers);
+    Some(m)
+}
+
+/// The preset's latent attention with the flags' changes, or a new one from the flags.
+fn mla_shape(a: &LlmArgs, preset: Option<MlaShape>) -> Option<MlaShape> {
+    let given = [
+        a.q_lora_rank,
+        a.kv_lora_rank,
+        a.qk_nope_head_dim,
+        a.qk_rope_head_dim,
+        a.v_head_dim,
+    ]
+    .iter()
+    .any(Option::is_some);
+    if !given {
+        return preset;
+    }
+    if preset.is_none() {
+        require(
+            "latent attention (MLA)",
+            &[
+                ("--kv-lora-rank", a.kv_lora_rank.is_some()),
+                ("--qk-nope-head-dim", a.qk_nope_head_dim.is_some()),
+                ("--qk-rope-head-dim", a.qk_rope_head_dim.is_some()),
+                ("--v-head-dim", a.v_head_dim.is_some()),
+            ],
+        );
+    }
+    let mut m = preset.unwrap_or(MlaShape {
+        q_lora_rank: 0,
+        kv_lora_rank: 0,
+        qk_nope_head_dim: 0,
+        qk_rope_head_dim: 0,
+        v_head_dim: 0,
+    });
+    m.q_lora_rank = a.q_lora_rank.unwrap_or(m.q_lora_rank);
+    m.kv_lora_rank = a.kv_lora_rank.unwrap_or(m.kv_lora_rank);
+    m.qk_nope_head_dim = a.qk_nope_head_dim.unwrap_or(m.qk_nope_head_dim);
+    m.qk_rope_head_dim = a.qk_rope_head_dim.unwrap_or(m.qk_rope_head_dim);
+    m.v_head_dim = a.v_head_dim.unwrap_or(m.v_head_dim);
+    Some(m)
+}
+
+/// The preset's sliding window with the flags' changes, a new one, or none.
+fn sliding_window(a: &LlmArgs, preset: Option<SlidingWindow>) -> Option<SlidingWindow> {
+    if a.no_sliding_window {
+        return None;
+    }
+    match (preset, a.sliding_window, a.global_every) {
+        (p, None, None) => p,
+        (None, None, Some(_)) => usage(
+            "llm",
+            "--global-every needs --sliding-window (this model has no sliding window)".to_owned(),
+        ),
+        (p, window, global_every) => {
+            let base = p.unwrap_or(SlidingWindow {
+                window: 0,
+                global_every: 0,
+            });
+            Some(SlidingWindow {
+                window: window.unwrap_or(base.window),
+                global_every: global_every.unwrap_or(base.global_every),
+            })
+        }
+    }
 }
 
 fn llm_workload(a: &LlmArgs) -> Workload {
@@ -237,6 +398,7 @@ fn llm_workload(a: &LlmArgs) -> Workload {
                 context_tokens: a.context.unwrap_or(d.context_tokens),
                 concurrency: a.concurrency.unwrap_or(d.concurrency),
                 kv_cache: match a.kv_cache {
+                    Some(KvArg::Int4) => KvPrecision::Int4,
                     Some(KvArg::Fp8) => KvPrecision::Fp8,
                     Some(KvArg::Fp16) => KvPrecision::Fp16,
                     None => d.kv_cache,
@@ -257,6 +419,7 @@ fn llm_workload(a: &LlmArgs) -> Workload {
                     targets: match a.targets {
                         Some(TargetsArg::Qv) => LoraTargets::Qv,
                         Some(TargetsArg::Attention) => LoraTargets::Attention,
+                        Some(TargetsArg::Mlp) => LoraTargets::Mlp,
                         Some(TargetsArg::All) => LoraTargets::All,
                         None => targets,
                     },
@@ -295,6 +458,7 @@ fn llm_workload(a: &LlmArgs) -> Workload {
         arch,
         weights,
         gpus: a.gpus,
+        expert_parallel: a.expert_parallel,
         task,
     })
 }
@@ -417,6 +581,19 @@ mod tests {
             "head_dim",
             "ffn",
             "vocab",
+            "experts",
+            "experts_per_token",
+            "shared_experts",
+            "expert_ffn",
+            "dense_layers",
+            "q_lora_rank",
+            "kv_lora_rank",
+            "qk_nope_head_dim",
+            "qk_rope_head_dim",
+            "v_head_dim",
+            "sliding_window",
+            "global_every",
+            "expert_parallel",
             "width",
             "height",
             "batch",

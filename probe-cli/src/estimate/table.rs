@@ -3,6 +3,7 @@
 use std::fmt::Write as _;
 
 use gpufare_core::plan::feasibility::VramFit;
+use gpufare_core::workload::llm::arch::LlmArch;
 use gpufare_core::workload::report::{EstimateReport, Presets, WorkUnit};
 use gpufare_core::workload::throughput::RunTime;
 
@@ -79,15 +80,20 @@ pub fn report(r: &EstimateReport) -> String {
     }
     let _ = writeln!(s, "  {:<12} {:>9.2}", "total", m.vram_gib);
     let _ = writeln!(s);
+    let active = if m.active_parameters < m.parameters {
+        format!(", {} active per token", count(m.active_parameters))
+    } else {
+        String::new()
+    };
     if m.trainable_parameters > 0.0 {
         let _ = writeln!(
             s,
-            "Parameters: {} (trainable {})",
+            "Parameters: {}{active} (trainable {})",
             count(m.parameters),
             count(m.trainable_parameters)
         );
     } else {
-        let _ = writeln!(s, "Parameters: {}", count(m.parameters));
+        let _ = writeln!(s, "Parameters: {}{active}", count(m.parameters));
     }
     let _ = writeln!(s);
     let f = &r.fit;
@@ -123,6 +129,33 @@ pub fn report(r: &EstimateReport) -> String {
             }
             None => {
                 let _ = writeln!(s, "  {label:<19} none fits");
+            }
+        }
+    }
+    // When no single card holds it, the smallest machine that does, over all its GPUs.
+    let one_card_fits = f
+        .smallest_dedicated
+        .as_ref()
+        .is_some_and(|o| o.fit == VramFit::Fits);
+    if !one_card_fits && m.gpus == 1 {
+        match &f.smallest_machine {
+            Some(mf) => {
+                let o = &mf.offer;
+                let _ = writeln!(
+                    s,
+                    "  {:<19} {:<36} {:<10} {:<21} {:>6.1} GiB  {} at {:.2} GiB per GPU over {} GPUs",
+                    "smallest machine",
+                    o.offer_id,
+                    o.gpu,
+                    o.tenancy.id(),
+                    o.vram_gib,
+                    fit_word(o.fit),
+                    mf.need_gib,
+                    mf.gpus
+                );
+            }
+            None => {
+                let _ = writeln!(s, "  {:<19} none holds it", "smallest machine");
             }
         }
     }
@@ -185,28 +218,90 @@ fn unit(u: WorkUnit) -> &'static str {
     }
 }
 
+/// What sets an architecture apart, in a few words: experts, latent attention, sliding windows,
+/// tied embeddings; `-` for a plain dense model with grouped-query attention.
+fn features(a: &LlmArch) -> String {
+    let mut parts = vec![];
+    if let Some(m) = &a.moe {
+        let shared = if m.shared_experts > 0 {
+            format!(" + {} shared", m.shared_experts)
+        } else {
+            String::new()
+        };
+        let dense = if m.dense_layers > 0 {
+            format!(
+                ", {} dense layer{}",
+                m.dense_layers,
+                if m.dense_layers == 1 { "" } else { "s" }
+            )
+        } else {
+            String::new()
+        };
+        parts.push(format!(
+            "MoE {} of {} experts{shared} (ffn {}){dense}",
+            m.experts_per_token, m.experts, m.expert_ffn
+        ));
+    }
+    if let Some(m) = &a.mla {
+        parts.push(format!(
+            "MLA latent {} + rope {}",
+            m.kv_lora_rank, m.qk_rope_head_dim
+        ));
+    }
+    if let Some(w) = &a.sliding_window {
+        let global = w.global_layers(a.layers);
+        parts.push(format!(
+            "window {} on {} of {} layers",
+            w.window,
+            a.layers - global,
+            a.layers
+        ));
+    }
+    if a.tied_embeddings {
+        parts.push("tied embeddings".to_owned());
+    }
+    if parts.is_empty() {
+        "-".to_owned()
+    } else {
+        parts.join("; ")
+    }
+}
+
 /// The models and GPUs the estimator knows, as tables.
 pub fn presets(list: &Presets) -> String {
     let mut s = String::new();
     let _ = writeln!(s, "LLM presets (gpufare estimate llm --model ID)");
     let _ = writeln!(
         s,
-        "  {:<12} {:>9} {:>6} {:>6} {:>5} {:>8} {:>6} {:>7}  {:>14}",
-        "id", "params", "layers", "hidden", "heads", "kv_heads", "ffn", "vocab", "KV fp16/token"
+        "  {:<16} {:>9} {:>9} {:>6} {:>6} {:>5} {:>8} {:>6} {:>7}  {:>14} {:>12}  features",
+        "id",
+        "params",
+        "active",
+        "layers",
+        "hidden",
+        "heads",
+        "kv_heads",
+        "ffn",
+        "vocab",
+        "KV fp16/token",
+        "KV at 32K"
     );
     for p in &list.llm {
         let _ = writeln!(
             s,
-            "  {:<12} {:>9} {:>6} {:>6} {:>5} {:>8} {:>6} {:>7}  {:>10.0} KiB",
+            "  {:<16} {:>9} {:>9} {:>6} {:>6} {:>5} {:>8} {:>6} {:>7}  {:>10.1} KiB {:>8.2} GiB  {}",
             p.id,
             count(p.parameters),
+            count(p.active_parameters),
             p.arch.layers,
             p.arch.hidden,
             p.arch.heads,
             p.arch.kv_heads,
             p.arch.ffn,
             p.arch.vocab,
-            p.kv_cache_kib_per_token
+            p.kv_cache_kib_per_token,
+            p.kv_cache_gib_at_32k,
+            features(&p.arch)
         );
     }
     let _ = writeln!(s);
