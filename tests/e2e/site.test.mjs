@@ -998,6 +998,97 @@ test('the workload estimator fills VRAM and work into the task', async (t) => {
   assert.notEqual(await page.inputValue('#work-hours'), '6', 'the work size came from the estimate');
 });
 
+/** `gpufare estimate llm ... --format json`, parsed. */
+function cliEstimate(args) {
+  const bin = process.env.GPUFARE_BIN;
+  assert.ok(bin, 'GPUFARE_BIN must name the gpufare binary built in this run');
+  return JSON.parse(execFileSync(bin, ['estimate', 'llm', ...args, '--format', 'json'], { encoding: 'utf8' }));
+}
+
+// Issue 21: a mixture of experts (with LoRA on attention only, and served in FP8 over a whole
+// machine with expert parallelism) and a sliding-window model with an 8-bit KV cache, picked in
+// the estimator in each language; the VRAM it shows is the CLI's `vram_gib` for the same inputs.
+// Select values are indices: methods as core's QuickMethod::ALL (0 serve bf16, 1 serve fp8,
+// 2 serve int4, 3 QLoRA, 4 LoRA, 5 full), KV as KvPrecision::ALL (0 fp16, 1 fp8, 2 int4),
+// targets as the estimator's list (0 all, 1 attention, 2 MLP, 3 q and v).
+const MODERN = [
+  {
+    name: 'Qwen3-30B-A3B QLoRA, adapters on attention only',
+    model: 'qwen3-30b-a3b', method: '3', targets: '1', tokens: '4096', batch: '1', gpus: '1',
+    cli: ['--model', 'qwen3-30b-a3b', '--task', 'qlora', '--targets', 'attention', '--seq-len', '4096', '--micro-batch', '1'],
+    arch: { en: /30\.5 B parameters, 3\.4 B active per token; mixture of experts: 8 of 128 experts per token/, zh: /参数 30\.5 B，每个 token 激活 3\.4 B；混合专家：每个 token 经过 8 \/ 128 个专家/ },
+  },
+  {
+    name: 'Gemma 3 27B served at 32K, 8-bit KV cache, two sequences',
+    model: 'gemma-3-27b', method: '0', kv: '1', tokens: '32768', batch: '2', gpus: '1',
+    cli: ['--model', 'gemma-3-27b', '--context', '32768', '--concurrency', '2', '--kv-cache', 'fp8'],
+    arch: { en: /sliding window of 1024 tokens on 52 of 62 layers/, zh: /滑动窗口 1024 token，62 层中 52 层为局部注意力/ },
+  },
+  {
+    name: 'DeepSeek-V3 FP8 on 8 GPUs, expert-parallel',
+    model: 'deepseek-v3', method: '1', kv: '0', tokens: '8192', batch: '1', gpus: '8', ep: true,
+    cli: ['--model', 'deepseek-v3', '--weights', 'fp8', '--context', '8192', '--gpus', '8', '--expert-parallel'],
+    arch: { en: /latent attention \(MLA\): caches 512 \+ 64 values per layer and token/, zh: /多头潜在注意力：每层每个 token 缓存 512 \+ 64 个值/ },
+  },
+];
+
+for (const [locale, lang] of [['en-US', 'en'], ['zh-CN', 'zh']]) {
+  test(`the estimator's mixture-of-experts and sliding-window presets show the CLI's VRAM (${lang})`, async (t) => {
+    const page = await openSite(t, { locale });
+    await openPanel(page, '#estimator');
+    await page.locator('#est-vram').waitFor();
+    const shown = async () => Number(await page.locator('#est-vram').getAttribute('data-gib'));
+    for (const c of MODERN) {
+      await page.selectOption('#est-model', c.model);
+      await page.selectOption('#est-method', c.method);
+      if (c.kv) await page.selectOption('#est-kv', c.kv);
+      if (c.targets) await page.selectOption('#est-targets', c.targets);
+      await page.fill('#est-tokens', c.tokens);
+      await page.fill('#est-batch', c.batch);
+      await page.fill('#est-gpus', c.gpus);
+      // The expert-parallel box is there for a mixture of experts only.
+      const moe = c.model !== 'gemma-3-27b';
+      assert.equal(await page.locator('#est-ep').count(), moe ? 1 : 0, `${c.name}: the expert-parallel box`);
+      if (c.ep) await page.check('#est-ep');
+      else if (moe) await page.uncheck('#est-ep');
+      const cli = cliEstimate(c.cli);
+      await page.waitForFunction((v) => Math.abs(Number(document.querySelector('#est-vram')?.dataset.gib) - v) < 1e-9, cli.vram_gib)
+        .catch(async () => assert.fail(`${c.name}: the site shows ${await shown()} GiB, the CLI ${cli.vram_gib}`));
+      const strong = Number((await page.locator('#est-vram strong').textContent()).replace(/[^0-9.]/g, ''));
+      assert.ok(Math.abs(strong - cli.vram_gib) <= 0.05, `${c.name}: ${strong} shown for ${cli.vram_gib}`);
+      assert.match(await page.locator('#est-arch').textContent(), c.arch[lang], c.name);
+      // The breakdown lists the KV cache the CLI counts.
+      const parts = await page.locator('#estimator ul.breakdown li').allTextContents();
+      const kv = parts.find((p) => p.startsWith(lang === 'zh' ? 'KV 缓存' : 'KV cache'));
+      if (cli.breakdown.kv_cache === 0) {
+        assert.equal(kv, undefined, `${c.name}: no KV cache in training`);
+      } else {
+        const kvShown = Number(kv?.replace(/^[^:]*:/, '').replace(/[^0-9.]/g, ''));
+        assert.ok(Math.abs(kvShown - cli.breakdown.kv_cache) <= 0.006, `${c.name}: ${parts} for ${cli.breakdown.kv_cache}`);
+      }
+    }
+    // The same model on one GPU fits no single card: the smallest machine is the CLI's.
+    await page.uncheck('#est-ep');
+    await page.fill('#est-gpus', '1');
+    const one = cliEstimate(['--model', 'deepseek-v3', '--weights', 'fp8', '--context', '8192']);
+    const machine = page.locator('#est-machine');
+    await machine.waitFor();
+    assert.equal(await machine.getAttribute('data-offer'), one.fit.smallest_machine.offer.offer_id);
+    assert.equal(Number(await machine.getAttribute('data-gpus')), one.fit.smallest_machine.gpus);
+    assert.match(await machine.textContent(), lang === 'zh' ? /单卡放不下/ : /No single card holds it/);
+    // A dense preset has no expert-parallel box and no machine line.
+    await page.selectOption('#est-model', 'llama-3.1-8b');
+    await page.locator('#est-ep').waitFor({ state: 'detached' });
+    assert.equal(await page.locator('#est-machine').count(), 0);
+    if (lang === 'zh') {
+      await page.selectOption('#est-model', 'deepseek-v3');
+      await page.locator('#est-ep').waitFor();
+      const words = await englishOnPage(page, catalogData().sort((a, b) => b.length - a.length));
+      assert.deepEqual(words, [], 'the estimator in Chinese has no English');
+    }
+  });
+}
+
 test('profiles from the probe and recorded fixtures compare side by side and feed the plan', async (t) => {
   const page = await openSite(t);
   const fixtures = ['hami-4090-neighbours.json', 'capped-a100-pcie-gen3.json', 'dedicated-h100.json'].map((f) => join(here, '../profiles', f));

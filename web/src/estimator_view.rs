@@ -1,17 +1,23 @@
-//! The quick workload estimator on the task form: pick a model and a method, read the VRAM
-//! breakdown and the work, and copy them into the task. All figures come from
-//! `gpufare_core::workload`.
+//! The quick workload estimator on the task form: pick a model (dense, mixture of experts, latent
+//! or sliding-window attention), a method, the KV cache precision, the LoRA targets and the GPUs;
+//! read the VRAM breakdown, the parameters, the work and, when no single card holds the model,
+//! the smallest multi-GPU machine that does; copy the figures into the task. All figures come
+//! from `gpufare_core::workload`.
 
+use gpufare_core::offers::default::default_catalog;
+use gpufare_core::plan::feasibility::VramFit;
 use gpufare_core::scenario::document::Scenario;
 use gpufare_core::workload::estimate::estimate;
-use gpufare_core::workload::llm::arch::llm_presets;
+use gpufare_core::workload::fit::fit_catalog;
+use gpufare_core::workload::llm::arch::{KvPrecision, LoraTargets, find_llm_preset, llm_presets};
 use gpufare_core::workload::quick::{QuickLlm, QuickMethod};
+use gpufare_core::workload::report::{MachineFit, smallest_machine};
 use gpufare_core::workload::throughput::task_fields;
 use gpufare_core::workload::types::WorkloadError;
 use leptos::prelude::*;
 use rust_decimal::Decimal;
 
-use crate::fields::{Disclosure, NumField, lazy_view};
+use crate::fields::{CheckField, Disclosure, NumField, lazy_view};
 use crate::vocab::{Label, Lang, errors, model, t};
 
 /// The estimator panel, closed at first; what it holds is in a chunk of the site fetched when it
@@ -38,13 +44,7 @@ fn estimator_panel(
 
 /// Model and method in, VRAM breakdown and work out, and the button that copies them into the task.
 fn estimator_body(lang: ReadSignal<Lang>, scenario: RwSignal<Scenario>) -> impl IntoView {
-    let input = RwSignal::new(QuickLlm {
-        model: "llama-3-8b".to_owned(),
-        method: QuickMethod::Qlora,
-        tokens: 2048,
-        batch: 1,
-        training_tokens: 20_000_000.0,
-    });
+    let input = RwSignal::new(QuickLlm::new("llama-3-8b"));
     let result = Memo::new(move |_| {
         let reference = scenario.with(|s| s.task.reference_gpu.clone());
         input.with(|q| {
@@ -53,6 +53,27 @@ fn estimator_body(lang: ReadSignal<Lang>, scenario: RwSignal<Scenario>) -> impl 
             let f = task_fields(&w, &reference)?;
             Ok::<_, WorkloadError>((m, f))
         })
+    });
+    // When one GPU is asked for and no single card of the default catalog holds the model: the
+    // smallest multi-GPU machine that does, with the model spread over all its GPUs.
+    let machine = Memo::new(move |_| {
+        input.with(|q| {
+            let w = q.workload().ok()?;
+            let m = estimate(&w).ok()?;
+            let one_card = fit_catalog(m.vram_gib, m.gpus, default_catalog())
+                .smallest_dedicated
+                .is_some_and(|o| o.fit == VramFit::Fits);
+            if m.gpus > 1 || one_card {
+                return None;
+            }
+            smallest_machine(&w, default_catalog())
+        })
+    });
+    let arch = Memo::new(move |_| input.with(|q| find_llm_preset(&q.model).ok().cloned()));
+    let is_moe = Memo::new(move |_| arch.with(|a| a.as_ref().is_some_and(|a| a.moe.is_some())));
+    let trains = Memo::new(move |_| input.with(|q| q.method.trains()));
+    let adapters = Memo::new(move |_| {
+        input.with(|q| matches!(q.method, QuickMethod::Qlora | QuickMethod::Lora))
     });
     let whole = |v: Option<Decimal>| {
         v.and_then(|d| u32::try_from(d.trunc()).ok())
@@ -92,7 +113,55 @@ fn estimator_body(lang: ReadSignal<Lang>, scenario: RwSignal<Scenario>) -> impl 
                 <NumField id="est-train-tokens" label=Signal::derive(move || t(lang.get(), Label::EstTrainTokens).to_owned())
                     value=Signal::derive(move || Some(crate::fields::d(input.with(|q| q.training_tokens))))
                     on_value=move |v| input.update(|q| q.training_tokens = crate::fields::f(v.unwrap_or_default())) max=Decimal::from(1_000_000_000_000i64) lang=lang />
+                <div class="field">
+                    <label for="est-kv">{move || t(lang.get(), Label::EstKvCache)}</label>
+                    <select id="est-kv" prop:disabled=move || trains.get() on:change=move |ev| {
+                        let i: usize = event_target_value(&ev).parse().unwrap_or(0);
+                        if let Some(kv) = KvPrecision::ALL.get(i) { input.update(|q| q.kv_cache = *kv) }
+                    }>
+                        {KvPrecision::ALL.iter().enumerate().map(|(i, kv)| {
+                            let kv = *kv;
+                            view! { <option value=i.to_string() selected=kv == KvPrecision::Fp16>{move || model::kv_precision(lang.get(), kv)}</option> }
+                        }).collect_view()}
+                    </select>
+                </div>
+                <div class="field">
+                    <label for="est-targets">{move || t(lang.get(), Label::EstTargets)}</label>
+                    <select id="est-targets" prop:disabled=move || !adapters.get() on:change=move |ev| {
+                        let i: usize = event_target_value(&ev).parse().unwrap_or(0);
+                        if let Some(targets) = TARGETS.get(i) { input.update(|q| q.targets = *targets) }
+                    }>
+                        {TARGETS.iter().enumerate().map(|(i, targets)| {
+                            let targets = *targets;
+                            view! { <option value=i.to_string() selected=targets == LoraTargets::All>{move || model::lora_targets(lang.get(), targets)}</option> }
+                        }).collect_view()}
+                    </select>
+                </div>
+                <NumField id="est-gpus" label=Signal::derive(move || t(lang.get(), Label::EstGpus).to_owned())
+                    value=Signal::derive(move || Some(Decimal::from(input.with(|q| q.gpus))))
+                    on_value=move |v| input.update(|q| q.gpus = whole(v)) max=Decimal::from(4096) whole=true lang=lang />
+                {move || is_moe.get().then(|| view! {
+                    <CheckField id="est-ep" label=Signal::derive(move || t(lang.get(), Label::EstExpertParallel))
+                        value=Signal::derive(move || input.with(|q| q.expert_parallel))
+                        on_value=move |on| input.update(|q| q.expert_parallel = on) />
+                })}
             </div>
+            <p id="est-arch" class="note">{move || {
+                let lang = lang.get();
+                arch.with(|a| a.as_ref().map(|a| {
+                    let p = a.parameters();
+                    let features = model::arch_features(lang, a);
+                    let count = model::parameter_count(lang, p.total, p.active);
+                    if features.is_empty() {
+                        count
+                    } else {
+                        match lang {
+                            Lang::En => format!("{count}; {features}"),
+                            Lang::Zh => format!("{count}；{features}"),
+                        }
+                    }
+                }).unwrap_or_default())
+            }}</p>
             {move || match result.get() {
                 Err(e) => view! {
                     <p class="field-error" id="est-error" role="alert">{move || errors::workload_error(lang.get(), &e)}</p>
@@ -102,8 +171,14 @@ fn estimator_body(lang: ReadSignal<Lang>, scenario: RwSignal<Scenario>) -> impl 
                         <li>{move || format!("{}: {v:.2} GiB", model::memory_part(lang.get(), k))}</li>
                     }).collect_view();
                     view! {
-                        <p id="est-vram"><strong>{format!("{:.1} GiB", m.vram_gib)}</strong>{move || format!(" {}", t(lang.get(), Label::EstVram))}</p>
+                        <p id="est-vram" data-gib=m.vram_gib.to_string()><strong>{format!("{:.1} GiB", m.vram_gib)}</strong>{move || format!(" {}", t(lang.get(), Label::EstVram))}</p>
                         <ul class="breakdown">{parts}</ul>
+                        {move || machine.get().map(|mf| {
+                            let (gpus, offer) = (mf.gpus.to_string(), mf.offer.offer_id.clone());
+                            view! {
+                                <p id="est-machine" data-gpus=gpus data-offer=offer>{move || machine_line(lang.get(), &mf)}</p>
+                            }
+                        })}
                         <p id="est-work">{
                             let (hours, gpu) = (f.work_hours, f.reference_gpu.clone());
                             move || {
@@ -121,5 +196,31 @@ fn estimator_body(lang: ReadSignal<Lang>, scenario: RwSignal<Scenario>) -> impl 
                     }.into_any()
                 }
             }}
+    }
+}
+
+/// The LoRA targets the estimator offers, in the order of its list.
+const TARGETS: [LoraTargets; 4] = [
+    LoraTargets::All,
+    LoraTargets::Attention,
+    LoraTargets::Mlp,
+    LoraTargets::Qv,
+];
+
+/// "No single card holds it; smallest multi-GPU machine: 8 × H20 (96.0 GiB each), 79.7 GiB per
+/// GPU, offer …".
+fn machine_line(lang: Lang, m: &MachineFit) -> String {
+    let o = &m.offer;
+    let label = t(lang, Label::EstMachine);
+    let fit = model::vram_fit(lang, o.fit);
+    match lang {
+        Lang::En => format!(
+            "{label}: {} × {} ({:.0} GiB each), {:.1} GiB per GPU ({fit}), offer {}",
+            m.gpus, o.gpu, o.vram_gib, m.need_gib, o.offer_id
+        ),
+        Lang::Zh => format!(
+            "{label}：{} × {}（每卡 {:.0} GiB），每卡需 {:.1} GiB（{fit}），方案 {}",
+            m.gpus, o.gpu, o.vram_gib, m.need_gib, o.offer_id
+        ),
     }
 }

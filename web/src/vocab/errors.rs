@@ -143,6 +143,7 @@ pub fn field(lang: Lang, name: &str) -> String {
         "concurrency" | "micro_batch" => Some(Label::EstBatch),
         "training_tokens" => Some(Label::EstTrainTokens),
         "model" => Some(Label::EstModel),
+        "expert_parallel" => Some(Label::EstExpertParallel),
         _ => None,
     };
     match (label, lang) {
@@ -465,6 +466,7 @@ pub fn workload_error(lang: Lang, err: &WorkloadError) -> String {
                 Unsupported::FullFineTuneQuantized => {
                     "全参数微调需要 16 位或 32 位权重；量化权重请用 LoRA（QLoRA）"
                 }
+                Unsupported::ExpertParallelDense => "专家并行需要混合专家模型",
             };
             format!("{name}：{why}")
         }

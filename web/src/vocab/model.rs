@@ -14,6 +14,7 @@ use gpufare_core::plan::hybrid::PhaseKind;
 use gpufare_core::profile::verdict::{Finding, Level, VerdictKind};
 use gpufare_core::task::document::{Sensitivity, TaskKind};
 use gpufare_core::task::policy::Policy;
+use gpufare_core::workload::llm::arch::{KvPrecision, LlmArch, LoraTargets};
 use gpufare_core::workload::quick::QuickMethod;
 
 use crate::vocab::{Label, Lang, pick, t};
@@ -288,12 +289,117 @@ pub fn preset_name(lang: Lang, id: &str) -> &'static str {
 pub fn quick_method(lang: Lang, m: QuickMethod) -> &'static str {
     let (en, zh) = match m {
         QuickMethod::InferenceBf16 => ("serve, 16-bit weights", "推理，16 位权重"),
+        QuickMethod::InferenceFp8 => ("serve, 8-bit FP8 weights", "推理，8 位 FP8 权重"),
         QuickMethod::InferenceInt4 => ("serve, 4-bit weights", "推理，4 位权重"),
         QuickMethod::Qlora => ("QLoRA fine-tune (rank 16)", "QLoRA 微调（秩 16）"),
         QuickMethod::Lora => ("LoRA fine-tune (rank 16)", "LoRA 微调（秩 16）"),
         QuickMethod::Full => ("full fine-tune (AdamW)", "全参数微调（AdamW）"),
     };
     pick(lang, en, zh)
+}
+
+/// A KV cache precision.
+pub fn kv_precision(lang: Lang, kv: KvPrecision) -> &'static str {
+    let (en, zh) = match kv {
+        KvPrecision::Fp16 => ("16-bit (fp16/bf16)", "16 位（fp16/bf16）"),
+        KvPrecision::Fp8 => ("8-bit (fp8)", "8 位（fp8）"),
+        KvPrecision::Int4 => ("4-bit (q4_0)", "4 位（q4_0）"),
+    };
+    pick(lang, en, zh)
+}
+
+/// Where LoRA adapters go.
+pub fn lora_targets(lang: Lang, targets: LoraTargets) -> &'static str {
+    let (en, zh) = match targets {
+        LoraTargets::All => (
+            "every linear layer (attention and MLP, every expert)",
+            "所有线性层（注意力与前馈层，含每个专家）",
+        ),
+        LoraTargets::Attention => ("attention only", "仅注意力层"),
+        LoraTargets::Mlp => ("MLP only (every expert)", "仅前馈层（含每个专家）"),
+        LoraTargets::Qv => ("q and v projections only", "仅 q、v 投影"),
+    };
+    pick(lang, en, zh)
+}
+
+/// A parameter count in billions, e.g. `46.7 B`.
+fn billions(x: f64) -> String {
+    format!("{:.1} B", x / 1e9)
+}
+
+/// A model's parameters: the total and, for a mixture of experts, those active per token.
+pub fn parameter_count(lang: Lang, total: f64, active: f64) -> String {
+    match (lang, active < total) {
+        (Lang::En, false) => format!("{} parameters", billions(total)),
+        (Lang::En, true) => format!(
+            "{} parameters, {} active per token",
+            billions(total),
+            billions(active)
+        ),
+        (Lang::Zh, false) => format!("参数 {}", billions(total)),
+        (Lang::Zh, true) => format!(
+            "参数 {}，每个 token 激活 {}",
+            billions(total),
+            billions(active)
+        ),
+    }
+}
+
+/// What sets an architecture apart, worded: experts, latent attention, sliding windows, tied
+/// embeddings; empty for a plain dense model.
+pub fn arch_features(lang: Lang, a: &LlmArch) -> String {
+    let mut parts: Vec<String> = vec![];
+    if let Some(m) = &a.moe {
+        let shared = match (lang, m.shared_experts) {
+            (_, 0) => String::new(),
+            (Lang::En, n) => format!(" + {n} shared"),
+            (Lang::Zh, n) => format!(" + {n} 个共享专家"),
+        };
+        let dense = match (lang, m.dense_layers) {
+            (_, 0) => String::new(),
+            (Lang::En, n) => format!("; first {n} layers dense"),
+            (Lang::Zh, n) => format!("；前 {n} 层为稠密层"),
+        };
+        parts.push(match lang {
+            Lang::En => format!(
+                "mixture of experts: {} of {} experts per token{shared}, all held in memory{dense}",
+                m.experts_per_token, m.experts
+            ),
+            Lang::Zh => format!(
+                "混合专家：每个 token 经过 {} / {} 个专家{shared}，全部专家常驻显存{dense}",
+                m.experts_per_token, m.experts
+            ),
+        });
+    }
+    if let Some(m) = &a.mla {
+        parts.push(match lang {
+            Lang::En => format!(
+                "latent attention (MLA): caches {} + {} values per layer and token",
+                m.kv_lora_rank, m.qk_rope_head_dim
+            ),
+            Lang::Zh => format!(
+                "多头潜在注意力：每层每个 token 缓存 {} + {} 个值",
+                m.kv_lora_rank, m.qk_rope_head_dim
+            ),
+        });
+    }
+    if let Some(w) = &a.sliding_window {
+        let local = a.layers - w.global_layers(a.layers);
+        parts.push(match lang {
+            Lang::En => format!(
+                "sliding window of {} tokens on {local} of {} layers",
+                w.window, a.layers
+            ),
+            Lang::Zh => format!(
+                "滑动窗口 {} token，{} 层中 {local} 层为局部注意力",
+                w.window, a.layers
+            ),
+        });
+    }
+    if a.tied_embeddings {
+        parts.push(pick(lang, "tied embeddings", "输入输出嵌入共享").to_owned());
+    }
+    parts.join(pick(lang, "; ", "；"))
 }
 
 /// A part of the VRAM breakdown (the keys of `Breakdown::components`).
