@@ -2,7 +2,8 @@
 //! or LoRA rank never needs less memory; a longer sliding window, more experts per token or a
 //! wider KV cache precision never need less; more ZeRO sharding (stage or GPU count), more
 //! tensor-parallel GPUs or more expert-parallel GPUs never need more per GPU; a larger need never
-//! fits an offer better.
+//! fits an offer better; and any shape, in range or not, is estimated with finite figures or
+//! refused naming a field, never a panic.
 #![cfg(not(target_arch = "wasm32"))]
 
 use gpufare_core::offers::default::default_catalog;
@@ -14,11 +15,12 @@ use gpufare_core::workload::diffusion::{
 use gpufare_core::workload::estimate::{Workload, estimate};
 use gpufare_core::workload::fit::fit_catalog;
 use gpufare_core::workload::llm::arch::{
-    KvPrecision, LlmArch, LoraTargets, Precision, SlidingWindow, llm_presets,
+    KvPrecision, LlmArch, LoraTargets, MlaShape, MoeShape, Precision, SlidingWindow, llm_presets,
 };
 use gpufare_core::workload::llm::setup::{
     LlmInference, LlmTask, LlmTraining, LlmWorkload, Optimizer, TrainingMethod, ZeroStage,
 };
+use gpufare_core::workload::report::{Gpus, estimate_report};
 use proptest::prelude::*;
 
 fn vram(w: &Workload) -> f64 {
@@ -154,6 +156,65 @@ fn training(t: Train) -> Workload {
             training_tokens: 0.0,
             mfu: None,
         }),
+    })
+}
+
+/// Any shape at all, in range or not: a preset with up to four fields set to odd values (0, small,
+/// large, `u32::MAX`), experts, a latent attention or a sliding window added or changed.
+fn odd_arch() -> impl Strategy<Value = LlmArch> {
+    let odd =
+        prop_oneof![4 => 1u32..5000, 1 => 0u32..2, 1 => 5000u32..20_000_000, 1 => Just(u32::MAX)];
+    (preset(), prop::collection::vec((0usize..20, odd), 0..5)).prop_map(|(p, changes)| {
+        let mut a = llm_presets()[p].clone();
+        let experts = MoeShape {
+            experts: 8,
+            experts_per_token: 2,
+            shared_experts: 0,
+            expert_ffn: 64,
+            dense_layers: 0,
+        };
+        let latent = MlaShape {
+            q_lora_rank: 0,
+            kv_lora_rank: 64,
+            qk_nope_head_dim: 32,
+            qk_rope_head_dim: 16,
+            v_head_dim: 32,
+        };
+        for (field, v) in changes {
+            match field {
+                0 => a.layers = v,
+                1 => a.hidden = v,
+                2 => a.heads = v,
+                3 => a.kv_heads = v,
+                4 => a.head_dim = v,
+                5 => a.ffn = v,
+                6 => a.vocab = v,
+                7 => a.moe.get_or_insert(experts).experts = v,
+                8 => a.moe.get_or_insert(experts).experts_per_token = v,
+                9 => a.moe.get_or_insert(experts).shared_experts = v,
+                10 => a.moe.get_or_insert(experts).expert_ffn = v,
+                11 => a.moe.get_or_insert(experts).dense_layers = v,
+                12 => a.mla.get_or_insert(latent).q_lora_rank = v,
+                13 => a.mla.get_or_insert(latent).kv_lora_rank = v,
+                14 => a.mla.get_or_insert(latent).qk_nope_head_dim = v,
+                15 => a.mla.get_or_insert(latent).qk_rope_head_dim = v,
+                16 => a.mla.get_or_insert(latent).v_head_dim = v,
+                17 => {
+                    a.sliding_window = Some(SlidingWindow {
+                        window: v,
+                        global_every: a.sliding_window.map_or(0, |w| w.global_every),
+                    })
+                }
+                18 => {
+                    a.sliding_window = Some(SlidingWindow {
+                        window: a.sliding_window.map_or(512, |w| w.window),
+                        global_every: v,
+                    })
+                }
+                _ => a.moe = None,
+            }
+        }
+        a
     })
 }
 
@@ -451,5 +512,43 @@ proptest! {
         }
         prop_assert!(large.fits <= small.fits);
         prop_assert!(large.oom >= small.oom);
+    }
+}
+
+proptest! {
+    // Cheap cases, most of them refused: many more of them.
+    #![proptest_config(ProptestConfig::with_cases(2048))]
+
+    #[test]
+    fn any_shape_is_estimated_or_refused_by_name_never_a_panic(
+        arch in odd_arch(),
+        weights in inference_precision(),
+        kv in kv(),
+        context in prop_oneof![8 => 1u32..200_000, 1 => 0u32..2, 1 => 9_000_000u32..=u32::MAX],
+        concurrency in prop_oneof![8 => 1u32..64, 1 => 0u32..2, 1 => 90_000u32..200_000],
+        gpus in prop_oneof![8 => 1u32..64, 1 => 0u32..2, 1 => 4000u32..5000],
+        spread in any::<bool>(),
+        t in train_strategy(),
+        serve in any::<bool>(),
+    ) {
+        let w = if serve {
+            inference(0, weights, context, concurrency, kv, gpus)
+        } else {
+            training(Train { gpus, ..t })
+        };
+        let w = with_arch(w, |a| *a = arch.clone());
+        let w = if spread { expert_parallel(w) } else { w };
+        match estimate(&w) {
+            Ok(m) => {
+                prop_assert!(m.vram_gib.is_finite() && m.vram_gib >= 0.0, "{m:?}");
+                prop_assert!(m.breakdown.components().iter().all(|(_, v)| v.is_finite() && *v >= 0.0));
+                prop_assert!(m.active_parameters <= m.parameters && m.active_parameters > 0.0);
+                let r = estimate_report(&w, Gpus::All, default_catalog(), "default");
+                let r = r.map_err(|e| TestCaseError::fail(format!("estimated but no report: {e}")))?;
+                prop_assert!(r.run_time.iter().all(|t| t.gpu_hours.is_finite() && t.gpu_hours >= 0.0));
+                prop_assert!(r.run_time.iter().all(|t| t.tokens_per_second.is_some_and(|v| v.is_finite() && v > 0.0)));
+            }
+            Err(e) => prop_assert!(!e.field().is_empty() && !e.to_string().is_empty()),
+        }
     }
 }
