@@ -213,7 +213,7 @@ pub fn time_on(
     let (p50, p90, running_p90, miss, sim) = match draws {
         Some(d) if reasons.is_empty() => {
             let sim = simulate(&inputs, d, ctx.settings.seed, &offer.id);
-            let ((p50, _), (p90, running_p90)) = sim.p50_p90();
+            let (p50, (p90, running_p90)) = sim.p50_p90();
             let miss = task.deadline_hours.map(|h| sim.share_over(h));
             (p50, p90, running_p90, miss, Some(sim))
         }

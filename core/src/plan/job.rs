@@ -119,7 +119,31 @@ pub fn run_job(
     rule: Rule,
     fallback: Option<&Fallback>,
 ) -> Outcome {
-    let rule = if fallback.is_none() { Rule::Stay } else { rule };
+    let mut out = [Outcome::default()];
+    run_job_rules(job, capacity, &[rule], fallback, &mut out);
+    let [out] = out;
+    out
+}
+
+/// Runs the job once on `capacity` for several rules at a time, writing each rule's outcome to
+/// the same place in `outs` (which must be as long as `rules`): exactly what [`run_job`] gives
+/// for each rule alone, since every rule meets the same capacity until it moves. The walk stops
+/// once every rule has moved; rules beyond `outs` are ignored.
+pub fn run_job_rules(
+    job: &Job<'_>,
+    capacity: &mut impl Capacity,
+    rules: &[Rule],
+    fallback: Option<&Fallback>,
+    outs: &mut [Outcome],
+) {
+    let n = rules.len().min(outs.len());
+    // Without a fallback every rule stays.
+    let rule_of = |r: usize| match (fallback, rules.get(r)) {
+        (Some(_), Some(&rule)) => rule,
+        _ => Rule::Stay,
+    };
+    // Rules still on the interruptible offer (at most 64 walked together; the rest stay).
+    let mut live: u64 = if n >= 64 { u64::MAX } else { (1u64 << n) - 1 };
     let runs = job.works.len();
     let mut out = Outcome {
         finished: true,
@@ -138,30 +162,47 @@ pub fn run_job(
             queue + restart + (rest + (runs - k - 1) as f64) * f.run_hours
         })
     };
-    // Moves the rest to the fallback at `out.wall` and finishes the job.
-    let switch = |out: &mut Outcome, k: usize, saved: f64, work: f64, started: bool| {
+    // The outcome of moving the rest to the fallback at `out.wall`.
+    let switched = |mut out: Outcome, k: usize, saved: f64, work: f64, started: bool| {
         if let Some(f) = fallback {
             let billed = needed_there(k, saved, work, started, 0.0);
             out.fallback = billed;
             out.wall += f.queue_hours + billed;
             out.switched = true;
         }
+        out
     };
+    // Writes `outcome` for rule `r` and takes it off the walk.
+    let mut settle = |live: &mut u64, r: usize, outcome: Outcome| {
+        if let Some(slot) = outs.get_mut(r) {
+            *slot = outcome;
+        }
+        *live &= !(1u64 << r);
+    };
+    let live_rules = |live: u64| (0..n.min(64)).filter(move |r| live & (1u64 << r) != 0);
     let mut stuck_mark: Option<(u64, usize, f64)> = None;
     for (k, &work) in job.works.iter().enumerate() {
         let started = k > 0 || out.preemptions > 0;
         if k == 0 || job.wait_every_run {
             let wait = capacity.wait(k);
-            if let (Rule::Deadline(deadline), Some(f)) = (rule, fallback) {
-                let slack =
-                    deadline - out.wall - needed_there(k, 0.0, work, started, f.queue_mean_hours);
-                if wait > slack {
-                    out.wall += slack.max(0.0);
-                    switch(&mut out, k, 0.0, work, started);
-                    return out;
+            if let Some(f) = fallback {
+                for r in live_rules(live) {
+                    if let Rule::Deadline(deadline) = rule_of(r) {
+                        let slack = deadline
+                            - out.wall
+                            - needed_there(k, 0.0, work, started, f.queue_mean_hours);
+                        if wait > slack {
+                            let mut moved = out;
+                            moved.wall += slack.max(0.0);
+                            settle(&mut live, r, switched(moved, k, 0.0, work, started));
+                        }
+                    }
                 }
             }
             out.wall += wait;
+        }
+        if live == 0 {
+            return;
         }
         let (mut saved, mut restart_left) = (0.0_f64, 0.0_f64);
         loop {
@@ -181,25 +222,34 @@ pub fn run_job(
                 saved = saved_after(saved + window - restart_left, job).max(saved);
             }
             restart_left = job.restart;
-            match (rule, fallback) {
-                (Rule::AfterPreemptions(n), Some(_)) if out.preemptions >= n => {
-                    switch(&mut out, k, saved, work, true);
-                    return out;
+            for r in live_rules(live) {
+                if let Rule::AfterPreemptions(after) = rule_of(r)
+                    && out.preemptions >= after
+                {
+                    settle(&mut live, r, switched(out, k, saved, work, true));
                 }
-                (Rule::Deadline(deadline), Some(f)) => {
-                    let slack = deadline
-                        - out.wall
-                        - needed_there(k, saved, work, true, f.queue_mean_hours);
-                    let gap = capacity.gap();
-                    // Wait for spot capacity while the slack lasts, then move.
-                    if gap > slack {
-                        out.wall += slack.clamp(0.0, gap);
-                        switch(&mut out, k, saved, work, true);
-                        return out;
+            }
+            if live == 0 {
+                return;
+            }
+            // Wait for capacity through the gap; a deadline rule moves when its slack runs out.
+            let gap = capacity.gap();
+            if let Some(f) = fallback {
+                let needed = needed_there(k, saved, work, true, f.queue_mean_hours);
+                for r in live_rules(live) {
+                    if let Rule::Deadline(deadline) = rule_of(r) {
+                        let slack = deadline - out.wall - needed;
+                        if gap > slack {
+                            let mut moved = out;
+                            moved.wall += slack.clamp(0.0, gap);
+                            settle(&mut live, r, switched(moved, k, saved, work, true));
+                        }
                     }
-                    out.wall += gap;
                 }
-                _ => out.wall += capacity.gap(),
+            }
+            out.wall += gap;
+            if live == 0 {
+                return;
             }
             // A cyclic capacity (a trace): a whole cycle with preemptions and no work saved
             // means the same states repeat forever. Two wraps apart guarantee a whole cycle.
@@ -222,11 +272,16 @@ pub fn run_job(
             }
             if !out.finished {
                 out.wall = out.wall.max(NEVER_HOURS);
-                return out;
+                for r in live_rules(live) {
+                    settle(&mut live, r, out);
+                }
+                return;
             }
         }
     }
-    out
+    for r in live_rules(live) {
+        settle(&mut live, r, out);
+    }
 }
 
 /// Capacity lost at random: preemptions a Poisson process in running time at `rate` per hour,
@@ -369,6 +424,57 @@ mod tests {
             saves_on_notice: saves,
             wait_every_run: true,
         }
+    }
+
+    #[test]
+    fn walking_rules_together_gives_each_rule_its_own_outcome() {
+        let rules = [
+            Rule::AfterPreemptions(1),
+            Rule::Deadline(30.0),
+            Rule::Stay,
+            Rule::AfterPreemptions(4),
+            Rule::Deadline(12.0),
+            Rule::AfterPreemptions(2),
+        ];
+        let works = [6.0, 4.0, 9.0];
+        let waits = [0.7, 1.9, 0.2];
+        let mut differed = 0;
+        for trial in 0..3000_u64 {
+            let interval = [None, Some(0.5), Some(2.0)]
+                .get((trial % 3) as usize)
+                .copied()
+                .flatten();
+            let job = Job {
+                works: &works,
+                interval,
+                restart: 0.1,
+                saves_on_notice: trial % 5 == 0,
+                wait_every_run: trial % 2 == 0,
+            };
+            let fallback = Fallback {
+                run_hours: 5.0,
+                queue_mean_hours: 0.3,
+                queue_hours: 0.45,
+            };
+            let rate = 0.05 + (trial % 7) as f64 * 0.15;
+            let capacity =
+                || Poisson::new(rate, 1.5, 0.4, 0.0, &waits, Stream::trial_of(99, trial));
+            let mut together = [Outcome::default(); 6];
+            run_job_rules(
+                &job,
+                &mut capacity(),
+                &rules,
+                Some(&fallback),
+                &mut together,
+            );
+            for (rule, walked) in rules.iter().zip(&together) {
+                let alone = run_job(&job, &mut capacity(), *rule, Some(&fallback));
+                assert_eq!(*walked, alone, "trial {trial}, {rule:?}");
+            }
+            differed += usize::from(together.iter().any(|o| o.switched));
+        }
+        // The case is not vacuous: rules part ways in many trials.
+        assert!(differed > 1000, "{differed}");
     }
 
     #[test]

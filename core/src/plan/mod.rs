@@ -35,6 +35,7 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use crate::numbers::money::Currency;
+use crate::numbers::parallel;
 use crate::numbers::problem::{FieldError, Problem};
 use crate::offers::catalog::Catalog;
 use crate::offers::trace::AttachedTrace;
@@ -115,26 +116,25 @@ pub fn plan_with_traces(
     let ctx = Context::new(task, settings).with_evidence(&catalog.offers, traces);
     // Every offer priced once; then each interruptible one prices its policies, moving to an
     // offer priced in the first pass.
-    let parts: Vec<_> = catalog
-        .offers
-        .iter()
-        .map(|o| evaluate_parts(&ctx, o, Some(&draws)))
-        .collect();
-    let mut options: Vec<OptionResult> = catalog
-        .offers
-        .iter()
-        .zip(&parts)
-        .map(|(offer, (option, _, time))| {
-            let mut option = option.clone();
-            let twin = fallback_for(&ctx, offer).and_then(|f| {
-                let j = catalog.offers.iter().position(|o| o.id == f.id)?;
-                let (option, _, time) = parts.get(j)?;
-                Some((f, option, time))
-            });
-            add_risk(&ctx, offer, &mut option, time, &draws, twin);
-            option
-        })
-        .collect();
+    // Offers are priced in parallel where the build allows, each into its own place.
+    let parts = parallel::map(&catalog.offers, |o| evaluate_parts(&ctx, o, Some(&draws)));
+    let indexed: Vec<usize> = (0..catalog.offers.len()).collect();
+    let mut options: Vec<OptionResult> = parallel::map(&indexed, |&i| {
+        let (Some(offer), Some((option, _, time))) = (catalog.offers.get(i), parts.get(i)) else {
+            return None;
+        };
+        let mut option = option.clone();
+        let twin = fallback_for(&ctx, offer).and_then(|f| {
+            let j = catalog.offers.iter().position(|o| o.id == f.id)?;
+            let (option, _, time) = parts.get(j)?;
+            Some((f, option, time))
+        });
+        add_risk(&ctx, offer, &mut option, time, &draws, twin);
+        Some(option)
+    })
+    .into_iter()
+    .flatten()
+    .collect();
     rank(&mut options);
     let decision = decide(task, &options);
     let hybrid = hybrid_plan(&ctx, catalog, &decision, &options);

@@ -9,7 +9,7 @@
 //! expected total, the simpler one on a tie.
 
 use crate::numbers::money::Money;
-use crate::numbers::stats::percentile;
+use crate::numbers::stats::{percentile, sort_floats};
 use crate::offers::billing::BillingMode;
 use crate::offers::offer::Offer;
 use crate::offers::trace::AttachedTrace;
@@ -21,7 +21,7 @@ use crate::plan::option::{Costs, OptionResult};
 use crate::plan::reason::{Reason, RuleId};
 use crate::plan::replay::replay;
 use crate::plan::risk::{CDF_QUANTILES, Outcome, PolicyResult, Risk, RiskSource};
-use crate::plan::time::{Draws, FallbackPlan, Simulation, TimeInputs, expect, simulate_policy};
+use crate::plan::time::{Draws, FallbackPlan, Simulation, TimeInputs, expect, simulate_rules};
 use crate::task::policy::Policy;
 
 /// An uninterruptible offer already priced: what a policy moves to.
@@ -111,14 +111,14 @@ fn outcome(
 ) -> (Outcome, Costs) {
     let n = sim.wall_hours.len();
     let mut wall = sim.wall_hours.clone();
-    wall.sort_by(f64::total_cmp);
+    sort_floats(&mut wall);
     let mut billed: Vec<f64> = sim
         .running_hours
         .iter()
         .zip(&sim.fallback_hours)
         .map(|(a, b)| a + b)
         .collect();
-    billed.sort_by(f64::total_cmp);
+    sort_floats(&mut billed);
     let miss = ctx.task.deadline_hours.map(|d| sim.share_over(d));
     let expected = Usage {
         running: Simulation::mean(&sim.running_hours),
@@ -213,13 +213,33 @@ fn assess(
             && (*p != Policy::DeadlineAware || task.deadline_hours.is_some())
     });
 
+    let rule_of = |policy: Policy| match policy {
+        Policy::SpotOnly | Policy::OnDemandOnly => Rule::Stay,
+        Policy::FallbackAfter { preemptions } => Rule::AfterPreemptions(preemptions),
+        Policy::DeadlineAware => Rule::Deadline(task.deadline_hours.unwrap_or(f64::INFINITY)),
+    };
+    // The policies that move are simulated together: one walk through each trial.
+    let walked: Vec<Policy> = candidates
+        .iter()
+        .copied()
+        .filter(|p| !matches!(p, Policy::SpotOnly | Policy::OnDemandOnly))
+        .collect();
+    let rules: Vec<Rule> = walked.iter().map(|&p| rule_of(p)).collect();
+    let mut walks: Vec<(Policy, Simulation)> = walked
+        .into_iter()
+        .zip(simulate_rules(
+            inputs,
+            draws,
+            ctx.settings.seed,
+            &offer.id,
+            &rules,
+            plan.as_ref(),
+        ))
+        .collect();
+
     let mut results: Vec<(PolicyResult, Costs)> = Vec::new();
     for policy in candidates {
-        let rule = match policy {
-            Policy::SpotOnly | Policy::OnDemandOnly => Rule::Stay,
-            Policy::FallbackAfter { preemptions } => Rule::AfterPreemptions(preemptions),
-            Policy::DeadlineAware => Rule::Deadline(task.deadline_hours.unwrap_or(f64::INFINITY)),
-        };
+        let rule = rule_of(policy);
         let (model, replayed, costs) = match (policy, &fallback) {
             (Policy::OnDemandOnly, Some((f, f_option, f_time))) => {
                 let Some(sim) = &f_time.sim else { continue };
@@ -238,14 +258,11 @@ fn assess(
                         switched: 0,
                         unfinished: 1,
                     },
-                    _ => simulate_policy(
-                        inputs,
-                        draws,
-                        ctx.settings.seed,
-                        &offer.id,
-                        rule,
-                        plan.as_ref(),
-                    ),
+                    _ => walks
+                        .iter()
+                        .position(|(p, _)| *p == policy)
+                        .map(|i| walks.swap_remove(i).1)
+                        .unwrap_or_default(),
                 };
                 let moved_to = fallback.as_ref().map(|(f, _, _)| *f);
                 let (mut model, mut costs) = outcome(ctx, offer, moved_to, inputs, &sim);

@@ -22,13 +22,15 @@
 //! (P50/P90, deadline misses) comes from a seeded Monte Carlo of the same model, event by event,
 //! through the state machine in `plan::job` that the trace replay uses too.
 
-use std::cell::RefCell;
-use std::rc::Rc;
+use std::sync::{Arc, Mutex};
 
+use crate::numbers::parallel;
 use crate::numbers::rng::Stream;
 use crate::offers::tenancy::Slowdown;
 use crate::offers::trace::Fitted;
-use crate::plan::job::{Fallback, Job, MAX_PREEMPTIONS, NEVER_HOURS, Poisson, Rule, run_job};
+use crate::plan::job::{
+    Fallback, Job, MAX_PREEMPTIONS, NEVER_HOURS, Outcome, Poisson, Rule, run_job_rules,
+};
 use crate::task::document::Checkpoint;
 
 /// Runs simulated one by one; more runs are represented by scaling (an approximation that keeps
@@ -222,7 +224,7 @@ pub struct Draws {
     normals: Vec<f64>,
     waits: Vec<f64>,
     /// exp(sigma x z) per draw, computed once per distinct sigma (offers of one tenancy share it).
-    factors: RefCell<Vec<(u64, Rc<Vec<f64>>)>>,
+    factors: Mutex<Vec<(u64, Arc<Vec<f64>>)>>,
 }
 
 impl Draws {
@@ -248,19 +250,45 @@ impl Draws {
             runs,
             normals,
             waits,
-            factors: RefCell::new(Vec::new()),
+            factors: Mutex::new(Vec::new()),
         }
     }
 
-    /// exp(sigma x z) for every draw, cached per sigma.
-    fn factors(&self, sigma: f64) -> Rc<Vec<f64>> {
+    /// exp(sigma x z) for every draw, cached per sigma. Offers priced at the same time may both
+    /// compute a missing series; the values are the same, and the first one stored is kept.
+    fn factors(&self, sigma: f64) -> Arc<Vec<f64>> {
         let key = sigma.to_bits();
-        if let Some((_, f)) = self.factors.borrow().iter().find(|(k, _)| *k == key) {
-            return Rc::clone(f);
+        let cached = |list: &[(u64, Arc<Vec<f64>>)]| {
+            list.iter()
+                .find(|(k, _)| *k == key)
+                .map(|(_, f)| Arc::clone(f))
+        };
+        if let Some(f) = self.factors.lock().ok().and_then(|l| cached(&l)) {
+            return f;
         }
-        let f: Rc<Vec<f64>> = Rc::new(self.normals.iter().map(|z| libm::exp(sigma * z)).collect());
-        self.factors.borrow_mut().push((key, Rc::clone(&f)));
-        f
+        let f: Arc<Vec<f64>> =
+            Arc::new(self.normals.iter().map(|z| libm::exp(sigma * z)).collect());
+        match self.factors.lock() {
+            Ok(mut list) => match cached(&list) {
+                Some(first) => first,
+                None => {
+                    list.push((key, Arc::clone(&f)));
+                    f
+                }
+            },
+            Err(_) => f,
+        }
+    }
+
+    /// Trial `trial`'s draws: its factors (from a series of [`Draws::factors`]) and its
+    /// exponential waits, one of each per run simulated; empty past the last trial.
+    fn trial<'a>(&'a self, factors: &'a [f64], trial: usize) -> (&'a [f64], &'a [f64]) {
+        let runs = self.runs.max(1);
+        let at = trial.saturating_mul(runs)..trial.saturating_add(1).saturating_mul(runs);
+        (
+            factors.get(at.clone()).unwrap_or(&[]),
+            self.waits.get(at).unwrap_or(&[]),
+        )
     }
 
     /// Each trial's draws in turn, one of each per run simulated: its factors (a series from
@@ -296,6 +324,18 @@ pub struct Simulation {
 }
 
 impl Simulation {
+    /// An empty simulation with room for `trials` trials.
+    pub fn with_capacity(trials: usize) -> Simulation {
+        Simulation {
+            wall_hours: Vec::with_capacity(trials),
+            running_hours: Vec::with_capacity(trials),
+            fallback_hours: Vec::with_capacity(trials),
+            interruptions: Vec::with_capacity(trials),
+            switched: 0,
+            unfinished: 0,
+        }
+    }
+
     /// Adds one job's outcome, scaled by `scale` (runs represented per run simulated).
     pub fn push(&mut self, o: &crate::plan::job::Outcome, scale: f64) {
         self.wall_hours.push(o.wall * scale);
@@ -340,10 +380,29 @@ impl Simulation {
         ))
     }
 
-    /// The trials at the median and the 90th percentile of wall-clock time, each as
-    /// (wall hours, running hours).
-    pub fn p50_p90(&self) -> ((f64, f64), (f64, f64)) {
-        (self.at_quantile(0.5), self.at_quantile(0.9))
+    /// The median wall-clock hours, and the trial at the 90th percentile of wall-clock time as
+    /// (wall hours, running hours). One selection serves both: the median is found among the
+    /// trials below the 90th percentile.
+    pub fn p50_p90(&self) -> (f64, (f64, f64)) {
+        let n = self.wall_hours.len();
+        let mut order = self.indexed_walls();
+        let rank = |q: f64| (libm::ceil(q * n as f64) as usize).clamp(1, n.max(1)) - 1;
+        let (k50, k90) = (rank(0.5), rank(0.9));
+        let by_wall = |a: &(usize, f64), b: &(usize, f64)| a.1.total_cmp(&b.1);
+        let Some(&mut (i90, _)) = (n > 0).then(|| order.select_nth_unstable_by(k90, by_wall).1)
+        else {
+            return (0.0, (0.0, 0.0));
+        };
+        let p90 = self
+            .trial(i90)
+            .map_or((0.0, 0.0), |(wall, running, _)| (wall, running));
+        let below = order.get_mut(..k90).unwrap_or(&mut []);
+        let p50 = if k50 < below.len() {
+            below.select_nth_unstable_by(k50, by_wall).1.1
+        } else {
+            p90.0
+        };
+        (p50, p90)
     }
 
     /// The trial at quantile `q` of wall-clock time: (wall hours, running hours).
@@ -400,19 +459,57 @@ pub fn simulate_policy(
     rule: Rule,
     fallback: Option<&FallbackPlan>,
 ) -> Simulation {
-    let factors = draws.factors(inputs.slowdown.sigma());
+    simulate_rules(inputs, draws, seed, label, &[rule], fallback)
+        .pop()
+        .unwrap_or_default()
+}
+
+/// [`simulate_policy`] for several rules at once, one simulation per rule in the order given,
+/// each exactly what [`simulate_policy`] gives for it alone. The rules that may move walk every
+/// trial together (they meet the same preemptions until they part ways), so pricing all the
+/// policies of an offer costs about one walk, not one per policy.
+pub fn simulate_rules(
+    inputs: &TimeInputs,
+    draws: &Draws,
+    seed: u64,
+    label: &str,
+    rules: &[Rule],
+    fallback: Option<&FallbackPlan>,
+) -> Vec<Simulation> {
     let scale = f64::from(inputs.runs) / draws.runs as f64;
-    let rule = match rule {
-        Rule::Deadline(d) => Rule::Deadline(d / scale),
-        other => other,
-    };
-    let mut sim = Simulation::default();
-    let mut works = vec![0.0; draws.runs];
-    // Never interrupted and never moved: queue and work, no random stream needed.
-    if inputs.interruptions_per_hour <= 0.0
-        && inputs.start_available == 0.0
-        && (rule == Rule::Stay || fallback.is_none())
-    {
+    let key = Stream::key(seed, label);
+    let stays = |rule: &Rule| *rule == Rule::Stay || fallback.is_none();
+    let staying = rules
+        .iter()
+        .any(stays)
+        .then(|| simulate_staying(inputs, draws, key, scale));
+    let moving: Vec<Rule> = rules
+        .iter()
+        .filter(|r| !stays(r))
+        .map(|&rule| match rule {
+            Rule::Deadline(d) => Rule::Deadline(d / scale),
+            other => other,
+        })
+        .collect();
+    let mut moved = walk_trials(inputs, draws, key, scale, &moving, fallback).into_iter();
+    rules
+        .iter()
+        .map(|rule| {
+            if stays(rule) {
+                staying.clone().unwrap_or_default()
+            } else {
+                moved.next().unwrap_or_default()
+            }
+        })
+        .collect()
+}
+
+/// The simulation of staying on the offer whatever happens.
+fn simulate_staying(inputs: &TimeInputs, draws: &Draws, key: u64, scale: f64) -> Simulation {
+    let factors = draws.factors(inputs.slowdown.sigma());
+    // Never interrupted: queue and work, no random stream needed.
+    if inputs.interruptions_per_hour <= 0.0 && inputs.start_available == 0.0 {
+        let mut sim = Simulation::with_capacity(draws.trials);
         for (factors, waits) in draws.per_trial(&factors) {
             let mut wall = 0.0;
             let mut running = 0.0;
@@ -425,45 +522,65 @@ pub fn simulate_policy(
                 running += work;
             }
             sim.push(
-                &crate::plan::job::Outcome {
+                &Outcome {
                     wall,
                     billed: running,
                     finished: true,
-                    ..crate::plan::job::Outcome::default()
+                    ..Outcome::default()
                 },
                 scale,
             );
         }
         return sim;
     }
-    // Staying through a great many preemptions: each trial at its expectation (see
+    // Through a great many preemptions: each trial at its expectation (see
     // [`FLUID_PREEMPTIONS`]).
-    if rule == Rule::Stay || fallback.is_none() {
-        let e = expect(inputs);
-        let per_job = e.interruptions / f64::from(inputs.runs.max(1)) * draws.runs as f64;
-        if e.never_finishes || per_job > FLUID_PREEMPTIONS {
-            for (factors, waits) in draws.per_trial(&factors) {
-                sim.push(
-                    &fluid_trial(inputs, factors, waits, e.never_finishes),
-                    scale,
-                );
-            }
-            return sim;
+    let e = expect(inputs);
+    let per_job = e.interruptions / f64::from(inputs.runs.max(1)) * draws.runs as f64;
+    if e.never_finishes || per_job > FLUID_PREEMPTIONS {
+        let mut sim = Simulation::with_capacity(draws.trials);
+        for (factors, waits) in draws.per_trial(&factors) {
+            sim.push(
+                &fluid_trial(inputs, factors, waits, e.never_finishes),
+                scale,
+            );
         }
+        return sim;
     }
-    let key = Stream::key(seed, label);
-    let mut simulated: Vec<crate::plan::job::Outcome> = Vec::new();
-    let mut events: u64 = 0;
-    for (trial, (factors, waits)) in draws.per_trial(&factors).enumerate() {
-        // Past the budget, the trials already simulated are reused in turn.
-        if events > EVENT_BUDGET
-            && let Some(outcome) = trial
-                .checked_rem(simulated.len())
-                .and_then(|k| simulated.get(k))
-        {
-            sim.push(outcome, scale);
-            continue;
-        }
+    walk_trials(inputs, draws, key, scale, &[Rule::Stay], None)
+        .pop()
+        .unwrap_or_default()
+}
+
+/// Trials walked together per round at most: between rounds the event budget is checked.
+const ROUND_TRIALS: usize = 4096;
+
+/// Every trial walked event by event under `rules` (deadlines already scaled), one simulation
+/// per rule. Rounds of trials are walked in parallel where the build allows; each rule's
+/// [`EVENT_BUDGET`] is then applied in trial order, so the result never depends on the number
+/// of threads.
+fn walk_trials(
+    inputs: &TimeInputs,
+    draws: &Draws,
+    key: u64,
+    scale: f64,
+    rules: &[Rule],
+    fallback: Option<&FallbackPlan>,
+) -> Vec<Simulation> {
+    let factors = draws.factors(inputs.slowdown.sigma());
+    let mut sims: Vec<Simulation> = rules
+        .iter()
+        .map(|_| Simulation::with_capacity(draws.trials))
+        .collect();
+    if rules.is_empty() {
+        return sims;
+    }
+    // Per rule: preemptions simulated (plus one per trial), and the outcomes simulated.
+    let mut events = vec![0_u64; rules.len()];
+    let mut simulated: Vec<Vec<Outcome>> = rules.iter().map(|_| Vec::new()).collect();
+    let walk_one = |trial: usize, walked: &[Rule], outs: &mut [Outcome]| {
+        let (factors, waits) = draws.trial(&factors, trial);
+        let mut works = [0.0_f64; MAX_SIMULATED_RUNS];
         for (w, &factor) in works.iter_mut().zip(factors) {
             *w = inputs.run_hours * inputs.slowdown.median * factor;
         }
@@ -483,18 +600,72 @@ pub fn simulate_policy(
             stream,
         );
         let job = Job {
-            works: &works,
+            works: works.get(..factors.len()).unwrap_or(&[]),
             interval: inputs.interval_hours(),
             restart: inputs.restart_hours(),
             saves_on_notice: inputs.saves_on_notice,
             wait_every_run: inputs.queue_every_run,
         };
-        let outcome = run_job(&job, &mut capacity, rule, fallback.as_ref());
-        events += u64::from(outcome.preemptions) + 1;
-        sim.push(&outcome, scale);
-        simulated.push(outcome);
+        run_job_rules(&job, &mut capacity, walked, fallback.as_ref(), outs);
+    };
+    let mut start = 0;
+    while start < draws.trials {
+        // Rules past their budget reuse the trials already simulated, in turn.
+        let walked: Vec<usize> = (0..rules.len())
+            .filter(|&r| events.get(r).is_some_and(|&e| e <= EVENT_BUDGET))
+            .collect();
+        // The first round is one trial; then a round never overshoots a budget by more than
+        // about a trial's worth of events at the mean seen so far.
+        let room = if start == 0 {
+            1
+        } else {
+            walked
+                .iter()
+                .filter_map(|&r| {
+                    let spent = *events.get(r)?;
+                    let per_trial = spent / start.max(1) as u64;
+                    Some((EVENT_BUDGET - spent) / per_trial.max(1) + 1)
+                })
+                .min()
+                .map_or(0, |t| t.min(ROUND_TRIALS as u64) as usize)
+        };
+        let end = (start + room.max(1)).min(draws.trials);
+        let walked_rules: Vec<Rule> = walked
+            .iter()
+            .filter_map(|&r| rules.get(r).copied())
+            .collect();
+        let mut outcomes = vec![Outcome::default(); (end - start) * walked.len()];
+        if !walked.is_empty() {
+            parallel::for_each_chunk(&mut outcomes, walked.len(), |i, outs| {
+                walk_one(start + i, &walked_rules, outs)
+            });
+        }
+        for trial in start..end {
+            for (r, sim) in sims.iter_mut().enumerate() {
+                let fresh = walked
+                    .iter()
+                    .position(|&w| w == r)
+                    .and_then(|w| outcomes.get((trial - start) * walked.len() + w));
+                let (Some(spent), Some(kept)) = (events.get_mut(r), simulated.get_mut(r)) else {
+                    continue;
+                };
+                let reused = (*spent > EVENT_BUDGET)
+                    .then(|| trial.checked_rem(kept.len()).and_then(|k| kept.get(k)))
+                    .flatten();
+                match (reused, fresh) {
+                    (Some(outcome), _) => sim.push(outcome, scale),
+                    (None, Some(&outcome)) => {
+                        *spent += u64::from(outcome.preemptions) + 1;
+                        sim.push(&outcome, scale);
+                        kept.push(outcome);
+                    }
+                    (None, None) => {}
+                }
+            }
+        }
+        start = end;
     }
-    sim
+    sims
 }
 
 /// A job expected to meet more preemptions than this (per simulated job) and staying on its
