@@ -1,7 +1,9 @@
 // Measures the built site in headless Chromium: gzipped wasm size, time to the first interactive
 // render (navigation start -> the first frame painted with the recommendation) and the latency of a recompute
 // (an input event -> the recommendation updated), median of several edits.
-// Usage: node bench/site-metrics.mjs [--link MBIT,RTT_MS] http://127.0.0.1:8080/ dist/   (after `cargo xtask serve`)
+// Usage: node bench/site-metrics.mjs [--link MBIT,RTT_MS] [--rounds N] [--json] http://127.0.0.1:8080/ dist/
+//   (after `cargo xtask serve`). --rounds: page loads, 5 edits each (default 9); --json: a last line
+//   with the figures as one JSON object, which `cargo xtask bench` reads.
 import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { gzipSync } from 'node:zlib';
 import { join, dirname } from 'node:path';
@@ -19,6 +21,14 @@ if (link && (link.length !== 2 || link.some((x) => !(x > 0)))) {
   console.error('--link wants MBIT,RTT_MS, for example --link 10,40');
   process.exit(2);
 }
+const roundsAt = args.indexOf('--rounds');
+const rounds = roundsAt >= 0 ? Number(args.splice(roundsAt, 2)[1]) : 9;
+if (!(Number.isInteger(rounds) && rounds > 0)) {
+  console.error('--rounds wants a whole number of page loads, for example --rounds 3');
+  process.exit(2);
+}
+const jsonAt = args.indexOf('--json');
+const json = jsonAt >= 0 && args.splice(jsonAt, 1).length > 0;
 const [url = 'http://127.0.0.1:8080/', dist = 'dist'] = args;
 
 const wasm = readFileSync(join(dist, 'gpufare_web_bg.wasm'));
@@ -45,7 +55,7 @@ const browser = await chromium.launch({
 });
 const firsts = [];
 const edits = [];
-for (let round = 0; round < 9; round++) {
+for (let round = 0; round < rounds; round++) {
   const page = await browser.newPage();
   if (link) {
     const cdp = await page.context().newCDPSession(page);
@@ -86,5 +96,15 @@ for (let round = 0; round < 9; round++) {
 }
 await browser.close();
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+// The nearest-rank percentile: the smallest sample with at least p % of the samples at or below it.
+const percentile = (xs, p) => [...xs].sort((a, b) => a - b)[Math.max(0, Math.ceil((p / 100) * xs.length) - 1)];
 console.log(`first interactive render${link ? ` over a ${link[0]} Mbit/s link with ${link[1]} ms round trips` : ''}: median ${median(firsts).toFixed(0)} ms (of ${firsts.map((x) => x.toFixed(0)).join(', ')})`);
-console.log(`recompute after an edit: median ${median(edits).toFixed(1)} ms, max ${Math.max(...edits).toFixed(1)} ms (${edits.length} edits)`);
+console.log(`recompute after an edit: median ${median(edits).toFixed(1)} ms, P95 ${percentile(edits, 95).toFixed(1)} ms, max ${Math.max(...edits).toFixed(1)} ms (${edits.length} edits)`);
+if (json) {
+  console.log(JSON.stringify({
+    wasm_gzip_kib: gz(wasm) / 1024,
+    first_render_ms: { median: median(firsts), samples: firsts },
+    recompute_ms: { median: median(edits), p95: percentile(edits, 95), max: Math.max(...edits), samples: edits },
+    link,
+  }));
+}
