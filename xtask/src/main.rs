@@ -8,7 +8,10 @@
 //! - `e2e`   only the browser end-to-end tests, optionally those matching a name pattern.
 //! - `fuzz`  runs every fuzz target (cargo fuzz): for SECONDS each, or the fixed-seed pass.
 //! - `layers` checks that gpufare-core's modules import only from the layers below them.
+//! - `bench` runs every speed benchmark (native, wasm in Node and Chromium, the site's recompute,
+//!   growing catalogs) and prints one table; `--write-readme` puts it in the README.
 
+mod bench;
 mod dist;
 mod fuzz;
 mod layers;
@@ -33,7 +36,12 @@ commands:
   fuzz [SECONDS]               run every fuzz target for SECONDS each (random seed); without
                                SECONDS, the fixed-seed pass of 100,000 inputs the tests run
   layers                       check that gpufare-core imports only downward, with no circles
-  schemas                      regenerate the JSON Schemas in public/schema/ and examples/ from core";
+  schemas                      regenerate the JSON Schemas in public/schema/ and examples/ from core
+  bench [--quick] [--write-readme]
+                               run every speed benchmark (native, wasm in Node and Chromium, the
+                               site's recompute, catalogs of 100 to 10,000 offers) and print one
+                               table; --quick takes fewer samples, --write-readme puts the table
+                               in README.md's performance section";
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -87,6 +95,7 @@ fn run(args: &[String]) -> Result<()> {
             }
         },
         Some("layers") => layers::run(&root),
+        Some("bench") => bench::run(&root, &bench::Options::parse(&args[1..])?),
         Some("-h" | "--help" | "help") | None => {
             println!("{USAGE}");
             Ok(())

@@ -1,0 +1,798 @@
+//! `cargo xtask bench`: every speed figure of issue 20 in one run and one table. The plan
+//! benchmark natively (criterion, one thread and with the `parallel` feature), the same plans
+//! compiled to wasm as the site compiles them and timed in Node and headless Chromium
+//! (`bench/wasm-plan`, `bench/wasm-plan.mjs`), the site's recompute after an edit
+//! (`bench/site-metrics.mjs` against the built site), and the release CLI on catalogs of 100 to
+//! 10,000 offers (wall time and peak memory). Prints a Markdown table; `--write-readme` puts it
+//! in README.md's performance section. Figures only: nothing here passes or fails on a timing.
+
+use std::fmt::Write as _;
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::Instant;
+
+use anyhow::{Context, Result, bail, ensure};
+use gpufare_core::offers::catalog::Catalog;
+use gpufare_core::offers::csv::catalog_to_csv;
+use gpufare_core::offers::default::default_catalog;
+use gpufare_core::plan::settings::DEFAULT_TRIALS;
+use rust_decimal::Decimal;
+use serde_json::{Value, json};
+use wasm_bindgen_cli_support::Bindgen;
+
+use crate::{cargo, dist, prereq, run_cmd, serve};
+
+/// The plan cases: the criterion ids of `core/benches/plan.rs`, the case names of
+/// `bench/wasm-plan`, and the table's label.
+const CASES: [(&str, &str); 3] = [
+    ("trials-10000", "10,000 trials per offer"),
+    ("trials-default", "the site's default trials per offer"),
+    ("closed-forms", "closed forms only (1 trial)"),
+];
+
+/// Catalog sizes of the scale runs (the default catalog repeated with varied prices).
+const SCALE_OFFERS: [usize; 4] = [100, 1_000, 3_000, 10_000];
+
+/// The task every benchmark prices.
+const TASK: &str = "tests/golden/snapshot-task.json";
+
+const README_BEGIN: &str = "<!-- bench:begin -->";
+const README_END: &str = "<!-- bench:end -->";
+
+/// What `cargo xtask bench` was asked for.
+pub struct Options {
+    /// Fewer samples everywhere: for trying the command out, not for the README.
+    pub quick: bool,
+    /// Replace README.md's performance section with the table.
+    pub write_readme: bool,
+}
+
+impl Options {
+    /// Reads `--quick` and `--write-readme`; anything else is a usage error.
+    pub fn parse(args: &[String]) -> Result<Options> {
+        let mut options = Options {
+            quick: false,
+            write_readme: false,
+        };
+        for arg in args {
+            match arg.as_str() {
+                "--quick" => options.quick = true,
+                "--write-readme" => options.write_readme = true,
+                other => bail!("bench: unknown option {other:?} (--quick, --write-readme)"),
+            }
+        }
+        Ok(options)
+    }
+}
+
+/// A timing: median and 95th percentile in milliseconds, with the samples behind them.
+#[derive(Debug, Clone)]
+struct Figure {
+    median_ms: f64,
+    p95_ms: f64,
+    samples_ms: Vec<f64>,
+}
+
+impl Figure {
+    fn from_json(v: &Value) -> Result<Figure> {
+        let num = |key: &str| {
+            v.get(key)
+                .and_then(Value::as_f64)
+                .with_context(|| format!("no {key} in {v}"))
+        };
+        Ok(Figure {
+            median_ms: num("median_ms")?,
+            p95_ms: num("p95_ms")?,
+            samples_ms: samples(v.get("samples_ms")),
+        })
+    }
+
+    fn to_json(&self) -> Value {
+        json!({ "median_ms": self.median_ms, "p95_ms": self.p95_ms, "samples_ms": self.samples_ms })
+    }
+}
+
+fn samples(v: Option<&Value>) -> Vec<f64> {
+    v.and_then(Value::as_array)
+        .map(|xs| xs.iter().filter_map(Value::as_f64).collect())
+        .unwrap_or_default()
+}
+
+/// One catalog size of the scale runs.
+struct ScaleRow {
+    offers: usize,
+    wall: Figure,
+    peak_rss_kib: u64,
+}
+
+/// Where and on what the figures were taken.
+struct Machine {
+    commit: String,
+    date: String,
+    cores: usize,
+    cpu: String,
+    node: String,
+    chromium: String,
+    wasm_build: String,
+    /// The 1-minute load average when the timings began and when they ended.
+    load: (String, String),
+}
+
+/// Runs every benchmark, prints the table, and writes it into the README when asked.
+pub fn run(root: &Path, options: &Options) -> Result<()> {
+    let work = target_dir(root).join("bench");
+    fs::create_dir_all(&work)?;
+    // The commit first: what is measured is the tree as it is now.
+    let commit = commit(root)?;
+    prereq::wasm_target()?;
+    prereq::debian_packages(&[("chromium", "/usr/bin/chromium"), ("time", "/usr/bin/time")])?;
+    if !root.join("tests/e2e/node_modules/playwright-core").exists() {
+        prereq::npm_packages(&root.join("tests/e2e"))?;
+    }
+
+    // Everything is built before anything is timed, so no compiler shares the cores with a run.
+    eprintln!("==> bench: building");
+    let wasm_dir = work.join("wasm-plan");
+    let wasm_build = build_wasm_bench(root, &wasm_dir)?;
+    let site_dir = work.join("dist");
+    dist::build(root, &site_dir)?;
+    run_cmd(cargo().args(["build", "--release", "--package", "gpufare-probe"]))?;
+    let cli = target_dir(root).join("release/gpufare");
+    for parallel in [false, true] {
+        run_cmd(criterion(parallel, &work).arg("--no-run"))?;
+    }
+    let catalogs = write_scale_catalogs(&work.join("scale"))?;
+
+    let load_before = load_average();
+    eprintln!("==> bench: native plans, one thread");
+    let native = run_native(&work, false, options.quick)?;
+    eprintln!("==> bench: native plans, `parallel` feature");
+    let parallel = run_native(&work, true, options.quick)?;
+    eprintln!("==> bench: wasm plans in Node and Chromium");
+    let wasm = run_wasm(root, &wasm_dir, options.quick)?;
+    eprintln!("==> bench: the site's recompute after an edit");
+    let site = run_site(root, &site_dir, options.quick)?;
+    eprintln!("==> bench: the release CLI on growing catalogs");
+    let scale = run_scale(root, &cli, &catalogs, options.quick)?;
+    let load_after = load_average();
+
+    let machine = Machine {
+        commit,
+        date: output(Command::new("date").args(["-u", "+%Y-%m-%d"]))?,
+        cores: std::thread::available_parallelism().map_or(1, usize::from),
+        cpu: cpu_model(),
+        node: wasm
+            .get("node_version")
+            .and_then(Value::as_str)
+            .unwrap_or("?")
+            .to_owned(),
+        // "Chromium 156.0.8078.114 built on Debian ..." -> "Chromium 156.0.8078.114".
+        chromium: output(Command::new("/usr/bin/chromium").arg("--version"))
+            .map(|v| v.split_whitespace().take(2).collect::<Vec<_>>().join(" "))
+            .unwrap_or_else(|_| "Chromium".into()),
+        wasm_build,
+        load: (load_before, load_after),
+    };
+    let offers = wasm.get("offers").and_then(Value::as_u64).unwrap_or(0);
+    let table = markdown(
+        &machine,
+        offers,
+        &native,
+        &parallel,
+        &wasm,
+        &site,
+        &scale,
+        options.quick,
+    )?;
+
+    let results = work.join("results.json");
+    let raw = json!({
+        "commit": machine.commit,
+        "date": machine.date,
+        "cores": machine.cores,
+        "cpu": machine.cpu,
+        "load_average_1min": [machine.load.0, machine.load.1],
+        "wasm_build": machine.wasm_build,
+        "quick": options.quick,
+        "native_1_thread": figures_json(&native),
+        "native_parallel": figures_json(&parallel),
+        "wasm": wasm,
+        "site": site,
+        "scale": scale.iter().map(|r| json!({
+            "offers": r.offers, "wall": r.wall.to_json(), "peak_rss_kib": r.peak_rss_kib,
+        })).collect::<Vec<_>>(),
+    });
+    fs::write(&results, serde_json::to_string_pretty(&raw)?)?;
+    eprintln!("==> bench: every sample in {}", results.display());
+    println!("{table}");
+    if options.write_readme {
+        write_readme(&root.join("README.md"), &table)?;
+        eprintln!("==> bench: README.md's performance section rewritten");
+    }
+    Ok(())
+}
+
+fn target_dir(root: &Path) -> PathBuf {
+    std::env::var_os("CARGO_TARGET_DIR")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| root.join("target"))
+}
+
+/// `git rev-parse --short HEAD`, with "dirty" when the tree differs from it.
+fn commit(root: &Path) -> Result<String> {
+    let head =
+        output(
+            Command::new("git")
+                .current_dir(root)
+                .args(["rev-parse", "--short", "HEAD"]),
+        )?;
+    let status = output(
+        Command::new("git")
+            .current_dir(root)
+            .args(["status", "--porcelain"]),
+    )?;
+    Ok(if status.is_empty() {
+        head
+    } else {
+        format!("{head} (dirty)")
+    })
+}
+
+/// A command's standard output, trimmed; fails when it fails.
+fn output(cmd: &mut Command) -> Result<String> {
+    let shown = format!("{cmd:?}");
+    let out = cmd
+        .stderr(Stdio::inherit())
+        .output()
+        .with_context(|| format!("cannot start {shown}"))?;
+    ensure!(out.status.success(), "{shown} failed ({})", out.status);
+    Ok(String::from_utf8_lossy(&out.stdout).trim().to_owned())
+}
+
+/// The 1-minute load average (`/proc/loadavg`): how busy the shared machine was.
+fn load_average() -> String {
+    fs::read_to_string("/proc/loadavg")
+        .ok()
+        .and_then(|t| t.split_whitespace().next().map(str::to_owned))
+        .unwrap_or_else(|| "?".into())
+}
+
+/// The `opt-level` the wasm is built with: `CARGO_PROFILE_WASM_RELEASE_OPT_LEVEL` when set (cargo
+/// reads it, so it changes the site's build too), else the `[profile.wasm-release]` line.
+fn wasm_opt_level(root: &Path) -> String {
+    if let Ok(level) = std::env::var("CARGO_PROFILE_WASM_RELEASE_OPT_LEVEL") {
+        return level;
+    }
+    let manifest = fs::read_to_string(root.join("Cargo.toml")).unwrap_or_default();
+    manifest
+        .lines()
+        .skip_while(|l| l.trim() != "[profile.wasm-release]")
+        .skip(1)
+        .take_while(|l| !l.trim_start().starts_with('['))
+        .find_map(|l| {
+            let (key, value) = l.split_once('=')?;
+            (key.trim() == "opt-level").then(|| value.trim().trim_matches('"').to_owned())
+        })
+        .unwrap_or_else(|| "?".into())
+}
+
+fn cpu_model() -> String {
+    fs::read_to_string("/proc/cpuinfo")
+        .ok()
+        .and_then(|text| {
+            text.lines()
+                .find(|l| l.starts_with("model name"))
+                .and_then(|l| l.split_once(':'))
+                .map(|(_, model)| model.trim().to_owned())
+        })
+        .unwrap_or_else(|| "unknown CPU".into())
+}
+
+/// Builds `bench/wasm-plan` exactly as `dist::build` builds the site's wasm (profile
+/// `wasm-release`; with the nightly, std rebuilt for size and panics that trap at once), then
+/// runs wasm-bindgen (target web) into `out`. Returns how it was built, for the report.
+fn build_wasm_bench(root: &Path, out: &Path) -> Result<String> {
+    let args = [
+        "build",
+        "--profile",
+        "wasm-release",
+        "--package",
+        "gpufare-wasm-bench",
+        "--target",
+        "wasm32-unknown-unknown",
+    ];
+    let level = wasm_opt_level(root);
+    let mut how = None;
+    if let Some(toolchain) = prereq::size_toolchain() {
+        let mut cmd = Command::new("rustup");
+        cmd.args(["run", &toolchain, "cargo"])
+            .args(args)
+            .args([
+                "-Zbuild-std=std,panic_abort",
+                "-Zbuild-std-features=optimize_for_size",
+            ])
+            .env(
+                "CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_RUSTFLAGS",
+                "--cfg erase_components -Zunstable-options -Cpanic=immediate-abort \
+                 -Zlocation-detail=none",
+            )
+            .env_remove("RUSTC")
+            .env_remove("RUSTDOC")
+            .env_remove("RUSTUP_TOOLCHAIN");
+        match run_cmd(&mut cmd) {
+            Ok(()) => {
+                how = Some(format!(
+                    "as the site is: opt-level \"{level}\", {toolchain} with std rebuilt for size"
+                ));
+            }
+            Err(e) => eprintln!(
+                "warning: the size-optimised wasm build with {toolchain} failed ({e:#}); \
+                 building with stable, as the site then is"
+            ),
+        }
+    }
+    let how = match how {
+        Some(how) => how,
+        None => {
+            run_cmd(cargo().args(args))?;
+            format!("as the site is: opt-level \"{level}\", stable toolchain")
+        }
+    };
+    let wasm = target_dir(root).join("wasm32-unknown-unknown/wasm-release/gpufare_wasm_bench.wasm");
+    if out.exists() {
+        fs::remove_dir_all(out)?;
+    }
+    fs::create_dir_all(out)?;
+    Bindgen::new()
+        .input_path(&wasm)
+        .out_name("gpufare_wasm_bench")
+        .web(true)?
+        // The library's default differs from the CLI's; without this init() gets no default URL.
+        .omit_default_module_path(false)
+        .typescript(false)
+        .generate(out)
+        .with_context(|| format!("wasm-bindgen failed on {}", wasm.display()))?;
+    Ok(how)
+}
+
+/// `cargo bench -p gpufare-core --bench plan`, its results in a folder of their own per build.
+fn criterion(parallel: bool, work: &Path) -> Command {
+    let mut cmd = cargo();
+    cmd.args(["bench", "--package", "gpufare-core", "--bench", "plan"]);
+    if parallel {
+        cmd.args(["--features", "parallel"]);
+    }
+    cmd.env("CRITERION_HOME", criterion_home(parallel, work));
+    cmd
+}
+
+fn criterion_home(parallel: bool, work: &Path) -> PathBuf {
+    work.join(if parallel {
+        "criterion-parallel"
+    } else {
+        "criterion-1-thread"
+    })
+}
+
+/// Runs the criterion plan benchmark and reads each case's median (criterion's estimate) and
+/// the 95th percentile of its samples (each sample the mean of its iterations).
+fn run_native(work: &Path, parallel: bool, quick: bool) -> Result<Vec<(String, Figure)>> {
+    let home = criterion_home(parallel, work);
+    if home.exists() {
+        fs::remove_dir_all(&home)?;
+    }
+    let mut cmd = criterion(parallel, work);
+    cmd.arg("--");
+    if quick {
+        cmd.args(["--warm-up-time", "1", "--measurement-time", "1"]);
+    }
+    run_cmd(&mut cmd)?;
+    CASES
+        .iter()
+        .map(|(case, _)| {
+            let dir = home.join("plan").join(case).join("new");
+            let read = |name: &str| -> Result<Value> {
+                let path = dir.join(name);
+                let text = fs::read_to_string(&path)
+                    .with_context(|| format!("cannot read {}", path.display()))?;
+                Ok(serde_json::from_str(&text)?)
+            };
+            let median_ns = read("estimates.json")?
+                .pointer("/median/point_estimate")
+                .and_then(Value::as_f64)
+                .context("criterion's estimates.json has no median")?;
+            let sample = read("sample.json")?;
+            let per_iteration: Vec<f64> = samples(sample.get("times"))
+                .iter()
+                .zip(samples(sample.get("iters")))
+                .map(|(ns, iters)| ns / iters / 1e6)
+                .collect();
+            Ok((
+                (*case).to_owned(),
+                Figure {
+                    median_ms: median_ns / 1e6,
+                    p95_ms: percentile(&per_iteration, 95.0),
+                    samples_ms: per_iteration,
+                },
+            ))
+        })
+        .collect()
+}
+
+fn figures_json(figures: &[(String, Figure)]) -> Value {
+    figures
+        .iter()
+        .map(|(case, f)| (case.clone(), f.to_json()))
+        .collect::<serde_json::Map<_, _>>()
+        .into()
+}
+
+/// The nearest-rank percentile (as `bench/*.mjs` compute it).
+fn percentile(xs: &[f64], p: f64) -> f64 {
+    let mut sorted = xs.to_vec();
+    sorted.sort_by(f64::total_cmp);
+    if sorted.is_empty() {
+        return f64::NAN;
+    }
+    let rank = (p / 100.0 * sorted.len() as f64).ceil() as usize;
+    sorted[rank.clamp(1, sorted.len()) - 1]
+}
+
+fn median(xs: &[f64]) -> f64 {
+    let mut sorted = xs.to_vec();
+    sorted.sort_by(f64::total_cmp);
+    match sorted.len() {
+        0 => f64::NAN,
+        n if n % 2 == 1 => sorted[n / 2],
+        n => (sorted[n / 2 - 1] + sorted[n / 2]) / 2.0,
+    }
+}
+
+/// Runs a node script, its human lines passed on to stderr, and parses its last stdout line.
+fn node_json(cmd: &mut Command) -> Result<Value> {
+    let shown = format!("{cmd:?}");
+    eprintln!("==> {shown}");
+    let out = cmd
+        .stderr(Stdio::inherit())
+        .output()
+        .with_context(|| format!("cannot start {shown}"))?;
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let mut lines: Vec<&str> = stdout.lines().collect();
+    let last = lines.pop().unwrap_or("");
+    for line in lines {
+        eprintln!("{line}");
+    }
+    ensure!(out.status.success(), "{shown} failed ({})", out.status);
+    serde_json::from_str(last).with_context(|| format!("{shown} printed no JSON last: {last:?}"))
+}
+
+fn run_wasm(root: &Path, dir: &Path, quick: bool) -> Result<Value> {
+    let mut cmd = Command::new("node");
+    cmd.arg(root.join("bench/wasm-plan.mjs")).arg(dir);
+    if quick {
+        cmd.args(["--seconds", "1", "--min", "5", "--warmup", "1"]);
+    }
+    node_json(&mut cmd)
+}
+
+fn run_site(root: &Path, dist: &Path, quick: bool) -> Result<Value> {
+    let addr = serve::spawn(dist, 0)?;
+    let mut cmd = Command::new("node");
+    cmd.arg(root.join("bench/site-metrics.mjs")).arg("--json");
+    if quick {
+        cmd.args(["--rounds", "3"]);
+    }
+    node_json(cmd.arg(format!("http://{addr}/")).arg(dist))
+}
+
+/// Writes the default catalog repeated to each of [`SCALE_OFFERS`] offers, every copy with its
+/// own id and its prices scaled by a factor between 0.70 and 1.30, in our CSV format.
+fn write_scale_catalogs(dir: &Path) -> Result<Vec<(usize, PathBuf)>> {
+    fs::create_dir_all(dir)?;
+    let base = &default_catalog().offers;
+    SCALE_OFFERS
+        .iter()
+        .map(|&n| {
+            let offers = (0..n)
+                .map(|i| {
+                    let mut offer = base[i % base.len()].clone();
+                    let copy = i / base.len();
+                    offer.id = format!("{}-x{copy}", offer.id);
+                    // 0.70 ..= 1.30 in steps of 0.01, spread over the copies.
+                    let factor = Decimal::new(70 + i64::try_from((i * 37) % 61)?, 2);
+                    offer.price = (offer.price * factor).round_dp(4);
+                    Ok(offer)
+                })
+                .collect::<Result<Vec<_>>>()?;
+            let catalog = Catalog {
+                format_version: default_catalog().format_version,
+                offers,
+            };
+            let path = dir.join(format!("catalog-{n}.csv"));
+            fs::write(&path, catalog_to_csv(&catalog))?;
+            Ok((n, path))
+        })
+        .collect()
+}
+
+/// Times `gpufare plan --catalog FILE` (release build) under `/usr/bin/time` for each catalog:
+/// the wall time of each run and the highest peak resident set size of them.
+fn run_scale(
+    root: &Path,
+    cli: &Path,
+    catalogs: &[(usize, PathBuf)],
+    quick: bool,
+) -> Result<Vec<ScaleRow>> {
+    let runs = if quick { 1 } else { 5 };
+    const MARK: &str = "gpufare-bench-peak-rss-kib";
+    catalogs
+        .iter()
+        .map(|(offers, catalog)| {
+            let out = catalog.with_extension("plan.json");
+            let mut walls = Vec::new();
+            let mut peak = 0;
+            for _ in 0..runs {
+                let mut cmd = Command::new("/usr/bin/time");
+                cmd.args(["-f", &format!("{MARK} %M")])
+                    .arg(cli)
+                    .args(["plan", "--task"])
+                    .arg(root.join(TASK))
+                    .arg("--catalog")
+                    .arg(catalog)
+                    .args(["--seed", "42", "--format", "json", "-o"])
+                    .arg(&out)
+                    .stdout(Stdio::null());
+                let start = Instant::now();
+                let done = cmd.output().context("cannot start /usr/bin/time")?;
+                let wall = start.elapsed().as_secs_f64() * 1e3;
+                let stderr = String::from_utf8_lossy(&done.stderr);
+                ensure!(
+                    done.status.success(),
+                    "gpufare plan on {} failed: {stderr}",
+                    catalog.display()
+                );
+                let rss = stderr
+                    .lines()
+                    .find_map(|l| l.strip_prefix(MARK))
+                    .and_then(|v| v.trim().parse::<u64>().ok())
+                    .context("/usr/bin/time printed no peak memory")?;
+                walls.push(wall);
+                peak = peak.max(rss);
+            }
+            eprintln!(
+                "{offers:>6} offers: median {:.0} ms, peak {} MiB",
+                median(&walls),
+                peak / 1024
+            );
+            Ok(ScaleRow {
+                offers: *offers,
+                wall: Figure {
+                    median_ms: median(&walls),
+                    p95_ms: percentile(&walls, 95.0),
+                    samples_ms: walls,
+                },
+                peak_rss_kib: peak,
+            })
+        })
+        .collect()
+}
+
+/// Milliseconds with about three significant digits.
+fn ms(x: f64) -> String {
+    if !x.is_finite() {
+        "–".into()
+    } else if x < 10.0 {
+        format!("{x:.2} ms")
+    } else if x < 100.0 {
+        format!("{x:.1} ms")
+    } else {
+        format!("{x:.0} ms")
+    }
+}
+
+/// 12345 -> "12,345".
+fn thousands(n: u64) -> String {
+    let digits = n.to_string();
+    let mut out = String::new();
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
+fn wasm_figure(wasm: &Value, runtime: &str, case: &str) -> Result<Figure> {
+    Figure::from_json(
+        wasm.get(runtime)
+            .and_then(|r| r.get(case))
+            .with_context(|| format!("no {runtime} figure for {case}"))?,
+    )
+}
+
+#[allow(clippy::too_many_arguments)]
+fn markdown(
+    machine: &Machine,
+    offers: u64,
+    native: &[(String, Figure)],
+    parallel: &[(String, Figure)],
+    wasm: &Value,
+    site: &Value,
+    scale: &[ScaleRow],
+    quick: bool,
+) -> Result<String> {
+    let mut t = String::new();
+    writeln!(
+        t,
+        "Measured by `cargo xtask bench{}` on commit {}, {}: {}, {} cores (1-minute load \
+         average {} when the timings began, {} when they ended); {}; Node {}. Medians; the \
+         ratios divide wasm by native on one thread, the same work (the site's wasm has one \
+         thread).",
+        if quick { " --quick" } else { "" },
+        machine.commit,
+        machine.date,
+        machine.cpu,
+        machine.cores,
+        machine.load.0,
+        machine.load.1,
+        machine.chromium,
+        machine.node,
+    )?;
+    writeln!(t)?;
+    writeln!(
+        t,
+        "| plan: snapshot task, default catalog ({offers} offers), seed 42 | native, 1 thread \
+         | native, {} threads | wasm in Node | wasm in Chromium | Node / native | Chromium / native |",
+        machine.cores
+    )?;
+    writeln!(t, "|---|---:|---:|---:|---:|---:|---:|")?;
+    for (case, label) in CASES {
+        let label = if case == "trials-default" {
+            format!(
+                "{} trials per offer (the site's default)",
+                thousands(u64::from(DEFAULT_TRIALS))
+            )
+        } else {
+            label.to_owned()
+        };
+        let find = |figures: &[(String, Figure)]| {
+            figures
+                .iter()
+                .find(|(c, _)| c == case)
+                .map(|(_, f)| f.clone())
+                .with_context(|| format!("no native figure for {case}"))
+        };
+        let one = find(native)?;
+        let many = find(parallel)?;
+        let node = wasm_figure(wasm, "node", case)?;
+        let chromium = wasm_figure(wasm, "chromium", case)?;
+        writeln!(
+            t,
+            "| {label} | {} | {} | {} | {} | {:.2}× | {:.2}× |",
+            ms(one.median_ms),
+            ms(many.median_ms),
+            ms(node.median_ms),
+            ms(chromium.median_ms),
+            node.median_ms / one.median_ms,
+            chromium.median_ms / one.median_ms,
+        )?;
+    }
+    writeln!(t)?;
+    writeln!(
+        t,
+        "The wasm is `bench/wasm-plan`, built {}. The site's figures are from \
+         `bench/site-metrics.mjs` in headless Chromium against the built site served over loopback.",
+        machine.wasm_build
+    )?;
+    writeln!(t)?;
+    let recompute = site
+        .get("recompute_ms")
+        .context("site-metrics.mjs gave no recompute figure")?;
+    let num = |v: &Value, key: &str| v.get(key).and_then(Value::as_f64).unwrap_or(f64::NAN);
+    let first = site.get("first_render_ms").cloned().unwrap_or_default();
+    writeln!(t, "| the site | median | P95 | samples |")?;
+    writeln!(t, "|---|---:|---:|---:|")?;
+    writeln!(
+        t,
+        "| recompute after an edit (input event to updated recommendation, {} trials) | {} | {} | {} |",
+        thousands(u64::from(DEFAULT_TRIALS)),
+        ms(num(recompute, "median")),
+        ms(num(recompute, "p95")),
+        samples(recompute.get("samples")).len()
+    )?;
+    let firsts = samples(first.get("samples"));
+    writeln!(
+        t,
+        "| first interactive render, loopback | {} | {} | {} |",
+        ms(num(&first, "median")),
+        ms(percentile(&firsts, 95.0)),
+        firsts.len()
+    )?;
+    writeln!(t)?;
+    writeln!(
+        t,
+        "| `gpufare plan` (release CLI, {} threads, {} trials) on a catalog of | wall time, median | per offer | peak memory |",
+        machine.cores,
+        thousands(u64::from(DEFAULT_TRIALS))
+    )?;
+    writeln!(t, "|---|---:|---:|---:|")?;
+    for row in scale {
+        writeln!(
+            t,
+            "| {} offers | {} | {:.0} µs | {:.1} MiB |",
+            thousands(row.offers as u64),
+            ms(row.wall.median_ms),
+            row.wall.median_ms * 1e3 / row.offers as f64,
+            row.peak_rss_kib as f64 / 1024.0
+        )?;
+    }
+    if let (Some(small), Some(large)) = (scale.first(), scale.last()) {
+        writeln!(t)?;
+        writeln!(
+            t,
+            "From {} to {} offers ({:.0}× the offers) the wall time grows {:.1}× and the peak \
+             memory {:.1}×. Each run reads the CSV catalog, prices it and writes the plan as JSON; \
+             the catalogs are the default one repeated with prices scaled by 0.70 to 1.30.",
+            thousands(small.offers as u64),
+            thousands(large.offers as u64),
+            large.offers as f64 / small.offers as f64,
+            large.wall.median_ms / small.wall.median_ms,
+            large.peak_rss_kib as f64 / small.peak_rss_kib as f64,
+        )?;
+    }
+    Ok(t)
+}
+
+/// Replaces what lies between the bench markers of README.md with `table`.
+fn write_readme(path: &Path, table: &str) -> Result<()> {
+    let text =
+        fs::read_to_string(path).with_context(|| format!("cannot read {}", path.display()))?;
+    let (Some(begin), Some(end)) = (text.find(README_BEGIN), text.find(README_END)) else {
+        bail!(
+            "{} lacks the {README_BEGIN} and {README_END} markers",
+            path.display()
+        );
+    };
+    ensure!(begin < end, "{README_END} comes before {README_BEGIN}");
+    let updated = format!("{}{README_BEGIN}\n{table}{}", &text[..begin], &text[end..]);
+    fs::write(path, updated).with_context(|| format!("cannot write {}", path.display()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn percentiles_and_medians() {
+        let xs = [5.0, 1.0, 4.0, 2.0, 3.0];
+        assert_eq!(median(&xs), 3.0);
+        assert_eq!(median(&[1.0, 2.0]), 1.5);
+        assert_eq!(percentile(&xs, 95.0), 5.0);
+        assert_eq!(percentile(&xs, 40.0), 2.0);
+    }
+
+    #[test]
+    fn thousands_separators() {
+        assert_eq!(thousands(7), "7");
+        assert_eq!(thousands(2_000), "2,000");
+        assert_eq!(thousands(1_234_567), "1,234,567");
+    }
+
+    #[test]
+    fn readme_between_markers() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("README.md");
+        let before =
+            format!("# x\n\n## Performance\n\n{README_BEGIN}\nold\n{README_END}\n\n## Next\n");
+        fs::write(&path, before).unwrap();
+        write_readme(&path, "new table\n").unwrap();
+        assert_eq!(
+            fs::read_to_string(&path).unwrap(),
+            format!(
+                "# x\n\n## Performance\n\n{README_BEGIN}\nnew table\n{README_END}\n\n## Next\n"
+            )
+        );
+    }
+}
