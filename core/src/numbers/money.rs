@@ -159,18 +159,84 @@ pub fn group_thousands(plain: &str) -> String {
 }
 
 /// A float quantity as a decimal with 6 places (non-finite values become a huge sentinel).
+///
+/// The value is the float's exact binary value rounded half-to-even to 6 places. Most floats
+/// take a short path with the same result: when `x x 10^6` is far enough from a midpoint that
+/// the float product's own rounding cannot matter, its nearest integer is the answer, at scale
+/// 6; a multiple of 1/64 is exact in 6 places and is written with as few as it needs. Zero,
+/// huge values and near-midpoints take the exact path. Pricing converts hours this way many
+/// thousands of times per plan; a unit test checks both paths agree bit for bit.
 pub fn dec(x: f64) -> Decimal {
     if !x.is_finite() {
         return Decimal::from(1_000_000_000i64);
     }
-    Decimal::from_f64_retain(x.clamp(-1e12, 1e12))
-        .unwrap_or_default()
-        .round_dp(6)
+    let x = x.clamp(-1e12, 1e12);
+    let m = x * 1_000_000.0;
+    let r = m.round_ties_even();
+    let off_midpoint = ((m - r).abs() - 0.5).abs() > 1.0 / 1024.0;
+    // Not a multiple of 1/64: the exact decimal of x has more than 6 places, so rounding keeps 6.
+    let many_places = (x * 64.0).fract() != 0.0;
+    if off_midpoint && many_places && m.abs() < 1e15 {
+        return Decimal::new(r as i64, 6);
+    }
+    // A multiple of 1/64 (whole hours, halves): exact in 6 places, written in as few as it needs.
+    if !many_places && m.abs() < 1e15 && x != 0.0 {
+        return Decimal::new(m as i64, 6).normalize();
+    }
+    dec_exact(x)
+}
+
+/// [`dec`] the long way: the float's exact value, rounded.
+fn dec_exact(x: f64) -> Decimal {
+    Decimal::from_f64_retain(x).unwrap_or_default().round_dp(6)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_short_path_of_dec_matches_the_exact_one_bit_for_bit() {
+        let same = |x: f64| {
+            let (a, b) = (dec(x), dec_exact(x.clamp(-1e12, 1e12)));
+            assert_eq!(
+                (a.serialize(), a.scale()),
+                (b.serialize(), b.scale()),
+                "{x:e}: {a} vs {b}"
+            );
+        };
+        let mut state = 0x2545_f491_4f6c_dd1d_u64;
+        for i in 0..200_000 {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            let unit = (state >> 11) as f64 / (1u64 << 53) as f64;
+            // Hours, prices and probabilities over many magnitudes, both signs.
+            let magnitude = 10f64.powi((i % 19) - 8);
+            let x = (unit - 0.25) * magnitude;
+            same(x);
+            // Values just around 6-place midpoints and round numbers.
+            let k = (state % 10_000_000) as f64;
+            same((k + 0.5) / 1_000_000.0);
+            same(k / 1_000_000.0);
+            same(k / 64.0);
+        }
+        for x in [
+            0.0,
+            -0.0,
+            1.0,
+            0.1,
+            0.5,
+            1e-7,
+            5e-7,
+            1e12,
+            -1e12,
+            123_456.789_012_5,
+            2.000_000_5,
+        ] {
+            same(x);
+        }
+    }
     use std::str::FromStr;
 
     fn d(s: &str) -> Decimal {

@@ -10,6 +10,7 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use crate::numbers::money::Money;
+use crate::numbers::parallel;
 use crate::offers::billing::BillingMode;
 use crate::offers::billing::HOURS_PER_MONTH;
 use crate::offers::catalog::Catalog;
@@ -216,8 +217,8 @@ fn run_length(
     if task.service.is_some() || task.work_hours <= 0.0 {
         return None;
     }
-    let mut points = Vec::new();
-    for factor in FACTORS {
+    // Each size of the sweep priced on its own (in parallel where the build allows).
+    let points: Vec<Point> = parallel::map(&FACTORS, |factor| {
         let scaled = TaskProfile {
             work_hours: task.work_hours * factor,
             ..task.clone()
@@ -235,14 +236,18 @@ fn run_length(
                 .map(|o| o.costs.total_expected.amount)
                 .min()
         };
-        if let (Some(a), Some(b)) = (best(true), best(false)) {
-            points.push(Point {
+        match (best(true), best(false)) {
+            (Some(a), Some(b)) => Some(Point {
                 x: scaled.work_hours,
                 a: ctx.money(a),
                 b: ctx.money(b),
-            });
+            }),
+            _ => None,
         }
-    }
+    })
+    .into_iter()
+    .flatten()
+    .collect();
     if points.is_empty() {
         return None;
     }

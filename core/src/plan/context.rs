@@ -9,6 +9,7 @@ use crate::offers::offer::Offer;
 use crate::offers::rent::price_per_gpu_hour;
 use crate::offers::trace::AttachedTrace;
 use crate::plan::settings::PlanSettings;
+use crate::plan::time::PolicyWalk;
 use crate::task::document::TaskProfile;
 
 /// What every offer's evaluation shares: the task, the settings, the reference GPU.
@@ -21,6 +22,9 @@ pub struct Context<'a> {
     pub offers: &'a [Offer],
     /// Traces attached to offers of the plan.
     pub traces: &'a [AttachedTrace],
+    /// Policies to walk with staying, per interruptible offer (see
+    /// `plan::policy::policy_walks`); empty when not prepared.
+    pub walks: Vec<PolicyWalk>,
     pub(crate) reference: Option<&'static GpuSpec>,
 }
 
@@ -32,6 +36,7 @@ impl<'a> Context<'a> {
             settings,
             offers: &[],
             traces: &[],
+            walks: Vec::new(),
             reference: find_gpu(&task.reference_gpu),
         }
     }
@@ -43,6 +48,16 @@ impl<'a> Context<'a> {
             traces,
             ..self
         }
+    }
+
+    /// The same, with the policies to walk with staying.
+    pub fn with_walks(self, walks: Vec<PolicyWalk>) -> Context<'a> {
+        Context { walks, ..self }
+    }
+
+    /// The policies to walk with staying on `offer`, if prepared.
+    pub fn walk_for(&self, offer: &Offer) -> Option<&PolicyWalk> {
+        self.walks.iter().find(|w| w.offer_id == offer.id)
     }
 
     /// The trace attached to `offer`, if any.

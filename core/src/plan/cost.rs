@@ -21,11 +21,13 @@ use crate::offers::rent::rent_in_offer_currency;
 use crate::offers::tenancy::{Slowdown, SlowdownSource};
 use crate::plan::context::{Context, round4};
 use crate::plan::feasibility::{self, Needs, fmt1};
+use crate::plan::job::Rule;
 use crate::plan::option::{Costs, OptionResult};
 use crate::plan::performance::{MULTI_GPU_EFFICIENCY, speed_ratio};
 use crate::plan::reason::{Reason, RuleId};
 use crate::plan::time::{
-    Draws, Expectation, Simulation, TimeInputs, expect, notice_saves, simulate,
+    Draws, Expectation, Simulation, TimeInputs, Walked, expect, notice_saves, simulate,
+    simulate_rules,
 };
 use crate::task::document::TaskKind;
 
@@ -179,6 +181,8 @@ pub struct Time {
     pub latency_p99_ms: Option<f64>,
     /// The Monte Carlo's trials, when it ran.
     pub sim: Option<Simulation>,
+    /// The policies walked with staying, when the context prepared them.
+    pub walked: Option<Walked>,
 }
 
 /// Step 2b: the time model on `offer` — expectation, distribution (with `draws`), and the vetoes
@@ -210,12 +214,12 @@ pub fn time_on(
         reasons.push(Reason::new(RuleId::NeverFinishes));
     }
     // The distribution is only needed where the offer is still in the running.
-    let (p50, p90, running_p90, miss, sim) = match draws {
+    let (p50, p90, running_p90, miss, sim, walked) = match draws {
         Some(d) if reasons.is_empty() => {
-            let sim = simulate(&inputs, d, ctx.settings.seed, &offer.id);
+            let (sim, walked) = simulate_with_policies(ctx, offer, &inputs, d);
             let (p50, (p90, running_p90)) = sim.p50_p90();
             let miss = task.deadline_hours.map(|h| sim.share_over(h));
-            (p50, p90, running_p90, miss, Some(sim))
+            (p50, p90, running_p90, miss, Some(sim), walked)
         }
         _ => {
             let wall = expected.wall_hours();
@@ -225,6 +229,7 @@ pub fn time_on(
                 expected.running_hours,
                 task.deadline_hours
                     .map(|h| if wall > h { 1.0 } else { 0.0 }),
+                None,
                 None,
             )
         }
@@ -272,7 +277,32 @@ pub fn time_on(
         miss,
         latency_p99_ms,
         sim,
+        walked,
     }
+}
+
+/// Staying on `offer`, simulated; with the policies the context prepared for it walked in the
+/// same pass (they meet the same preemptions until they move).
+fn simulate_with_policies(
+    ctx: &Context<'_>,
+    offer: &Offer,
+    inputs: &TimeInputs,
+    draws: &Draws,
+) -> (Simulation, Option<Walked>) {
+    let seed = ctx.settings.seed;
+    let Some(walk) = ctx.walk_for(offer) else {
+        return (simulate(inputs, draws, seed, &offer.id), None);
+    };
+    let mut rules = vec![Rule::Stay];
+    rules.extend(walk.rules.iter().copied());
+    let mut sims =
+        simulate_rules(inputs, draws, seed, &offer.id, &rules, Some(&walk.fallback)).into_iter();
+    let staying = sims.next().unwrap_or_default();
+    let walked = Walked {
+        fallback: walk.fallback,
+        sims: walk.rules.iter().copied().zip(sims).collect(),
+    };
+    (staying, Some(walked))
 }
 
 /// The time model's inputs for a batch task on `offer`: the offer's interruption figures, or

@@ -45,7 +45,7 @@ use crate::plan::context::Context;
 use crate::plan::cost::evaluate_parts;
 use crate::plan::decision::decide;
 use crate::plan::hybrid::{HybridPlan, hybrid_plan};
-use crate::plan::policy::{add_risk, fallback_for};
+use crate::plan::policy::{add_risk, fallback_for, policy_walks};
 use crate::plan::time::Draws;
 use crate::task::document::TaskProfile;
 
@@ -114,6 +114,10 @@ pub fn plan_with_traces(
     }
     let draws = Draws::new(settings.seed, settings.trials as usize, task.runs);
     let ctx = Context::new(task, settings).with_evidence(&catalog.offers, traces);
+    let ctx = {
+        let walks = policy_walks(&ctx);
+        ctx.with_walks(walks)
+    };
     // Every offer priced once; then each interruptible one prices its policies, moving to an
     // offer priced in the first pass.
     // Offers are priced in parallel where the build allows, each into its own place.

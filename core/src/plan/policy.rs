@@ -14,14 +14,17 @@ use crate::offers::billing::BillingMode;
 use crate::offers::offer::Offer;
 use crate::offers::trace::AttachedTrace;
 use crate::plan::context::{Context, round4};
-use crate::plan::cost::{Time, Usage, evaluate_parts, money_for};
+use crate::plan::cost::{Time, Usage, evaluate_parts, money_for, time_inputs, work_on};
 use crate::plan::feasibility::fmt1;
 use crate::plan::job::{NEVER_HOURS, Rule};
 use crate::plan::option::{Costs, OptionResult};
 use crate::plan::reason::{Reason, RuleId};
 use crate::plan::replay::replay;
 use crate::plan::risk::{CDF_QUANTILES, Outcome, PolicyResult, Risk, RiskSource};
-use crate::plan::time::{Draws, FallbackPlan, Simulation, TimeInputs, expect, simulate_rules};
+use crate::plan::time::{
+    Draws, FallbackPlan, PolicyWalk, Simulation, TimeInputs, expect, simulate_rules,
+};
+use crate::task::document::TaskProfile;
 use crate::task::policy::Policy;
 
 /// An uninterruptible offer already priced: what a policy moves to.
@@ -203,43 +206,45 @@ fn assess(
         run_hours: t.inputs.run_hours * t.inputs.slowdown.mean(),
         queue_mean_hours: t.inputs.queue_mean_hours,
     });
-    let mut candidates: Vec<Policy> = match task.spot_policy {
-        Some(p) => vec![Policy::SpotOnly, p],
-        None => Policy::CANDIDATES.to_vec(),
+    let candidates = candidates(task, fallback.is_some());
+    let moving = moving_rules(task, &candidates);
+    // The policies that move are simulated together, one walk through each trial; time_on
+    // has usually walked them already, with staying (see [`policy_walks`]).
+    let mut walks: Vec<(Policy, Simulation)> = match (&time.walked, &plan) {
+        (Some(w), Some(p))
+            if w.fallback == *p
+                && moving
+                    .iter()
+                    .all(|(_, rule)| w.sims.iter().any(|(r, _)| r == rule)) =>
+        {
+            moving
+                .iter()
+                .filter_map(|(policy, rule)| {
+                    let (_, sim) = w.sims.iter().find(|(r, _)| r == rule)?;
+                    Some((*policy, sim.clone()))
+                })
+                .collect()
+        }
+        _ => {
+            let rules: Vec<Rule> = moving.iter().map(|(_, r)| *r).collect();
+            moving
+                .iter()
+                .map(|(p, _)| *p)
+                .zip(simulate_rules(
+                    inputs,
+                    draws,
+                    ctx.settings.seed,
+                    &offer.id,
+                    &rules,
+                    plan.as_ref(),
+                ))
+                .collect()
+        }
     };
-    candidates.dedup();
-    candidates.retain(|p| {
-        (!p.needs_fallback() || fallback.is_some())
-            && (*p != Policy::DeadlineAware || task.deadline_hours.is_some())
-    });
-
-    let rule_of = |policy: Policy| match policy {
-        Policy::SpotOnly | Policy::OnDemandOnly => Rule::Stay,
-        Policy::FallbackAfter { preemptions } => Rule::AfterPreemptions(preemptions),
-        Policy::DeadlineAware => Rule::Deadline(task.deadline_hours.unwrap_or(f64::INFINITY)),
-    };
-    // The policies that move are simulated together: one walk through each trial.
-    let walked: Vec<Policy> = candidates
-        .iter()
-        .copied()
-        .filter(|p| !matches!(p, Policy::SpotOnly | Policy::OnDemandOnly))
-        .collect();
-    let rules: Vec<Rule> = walked.iter().map(|&p| rule_of(p)).collect();
-    let mut walks: Vec<(Policy, Simulation)> = walked
-        .into_iter()
-        .zip(simulate_rules(
-            inputs,
-            draws,
-            ctx.settings.seed,
-            &offer.id,
-            &rules,
-            plan.as_ref(),
-        ))
-        .collect();
 
     let mut results: Vec<(PolicyResult, Costs)> = Vec::new();
     for policy in candidates {
-        let rule = rule_of(policy);
+        let rule = rule_of(task, policy);
         let (model, replayed, costs) = match (policy, &fallback) {
             (Policy::OnDemandOnly, Some((f, f_option, f_time))) => {
                 let Some(sim) = &f_time.sim else { continue };
@@ -357,6 +362,70 @@ fn assess(
         chosen,
     };
     (risk, costs)
+}
+
+/// The policies priced for `task`: its own choice next to staying, or every candidate; those
+/// that move only with a fallback to move to, the deadline-aware one only with a deadline.
+fn candidates(task: &TaskProfile, has_fallback: bool) -> Vec<Policy> {
+    let mut candidates: Vec<Policy> = match task.spot_policy {
+        Some(p) => vec![Policy::SpotOnly, p],
+        None => Policy::CANDIDATES.to_vec(),
+    };
+    candidates.dedup();
+    candidates.retain(|p| {
+        (!p.needs_fallback() || has_fallback)
+            && (*p != Policy::DeadlineAware || task.deadline_hours.is_some())
+    });
+    candidates
+}
+
+/// The simulation rule of a policy.
+fn rule_of(task: &TaskProfile, policy: Policy) -> Rule {
+    match policy {
+        Policy::SpotOnly | Policy::OnDemandOnly => Rule::Stay,
+        Policy::FallbackAfter { preemptions } => Rule::AfterPreemptions(preemptions),
+        Policy::DeadlineAware => Rule::Deadline(task.deadline_hours.unwrap_or(f64::INFINITY)),
+    }
+}
+
+/// The candidates that move the job to the fallback during a run, with their rules.
+fn moving_rules(task: &TaskProfile, candidates: &[Policy]) -> Vec<(Policy, Rule)> {
+    candidates
+        .iter()
+        .filter(|p| !matches!(p, Policy::SpotOnly | Policy::OnDemandOnly))
+        .map(|&p| (p, rule_of(task, p)))
+        .collect()
+}
+
+/// For every interruptible offer with an offer to fall back to: the rules its policies will
+/// simulate and the fallback they move to, so that pricing the offer walks each trial once for
+/// staying and every policy together. Only a shortcut: [`add_risk`] walks the policies itself
+/// when they are not there.
+pub fn policy_walks(ctx: &Context<'_>) -> Vec<PolicyWalk> {
+    if ctx.task.service.is_some() {
+        return Vec::new();
+    }
+    ctx.offers
+        .iter()
+        .filter(|o| o.interruptions.interrupts() || ctx.trace_for(o).is_some())
+        .filter_map(|offer| {
+            let fallback = fallback_for(ctx, offer)?;
+            let work = work_on(ctx, fallback, &mut Vec::new());
+            let t = time_inputs(ctx, fallback, &work);
+            let rules = moving_rules(ctx.task, &candidates(ctx.task, true))
+                .into_iter()
+                .map(|(_, r)| r)
+                .collect();
+            Some(PolicyWalk {
+                offer_id: offer.id.clone(),
+                rules,
+                fallback: FallbackPlan {
+                    run_hours: t.run_hours * t.slowdown.mean(),
+                    queue_mean_hours: t.queue_mean_hours,
+                },
+            })
+        })
+        .collect()
 }
 
 /// A policy must save at least this share of the best simpler policy's expected total to be

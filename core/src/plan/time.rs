@@ -143,21 +143,56 @@ pub fn notice_saves(notice_hours: f64, checkpoint: Option<&Checkpoint>) -> bool 
 
 /// Expected running hours and failures to push `work` hours through interruptions.
 fn run_with_interruptions(work: f64, inputs: &TimeInputs) -> (f64, f64) {
-    let lambda = inputs.interruptions_per_hour;
-    if lambda <= 0.0 || work <= 0.0 {
-        return (work, 0.0);
+    Segments::new(inputs).run(work)
+}
+
+/// What [`run_with_interruptions`] needs that does not depend on the work: computed once for
+/// the many works of an integration over the slowdown (the same operations on the same values,
+/// so the same results).
+struct Segments {
+    lambda: f64,
+    grow: f64,
+    saves: bool,
+    interval: Option<f64>,
+    /// Failures of one whole checkpoint interval.
+    per_interval: f64,
+}
+
+impl Segments {
+    fn new(inputs: &TimeInputs) -> Segments {
+        let lambda = inputs.interruptions_per_hour;
+        let grow = libm::exp(lambda * inputs.restart_hours());
+        let interval = inputs.interval_hours();
+        Segments {
+            lambda,
+            grow,
+            saves: inputs.saves_on_notice && inputs.checkpoint.is_some(),
+            interval,
+            per_interval: interval.map_or(0.0, |c| grow * libm::expm1(lambda * c.max(1e-9))),
+        }
     }
-    let restart = inputs.restart_hours();
-    let grow = libm::exp(lambda * restart);
-    if inputs.saves_on_notice && inputs.checkpoint.is_some() {
-        return (work * grow, lambda * work * grow);
+
+    fn run(&self, work: f64) -> (f64, f64) {
+        let (lambda, grow) = (self.lambda, self.grow);
+        if lambda <= 0.0 || work <= 0.0 {
+            return (work, 0.0);
+        }
+        if self.saves {
+            return (work * grow, lambda * work * grow);
+        }
+        let failures = |x: f64| grow * libm::expm1(lambda * x);
+        let (interval, per_interval) = match self.interval {
+            Some(c) if c <= work => (c.max(1e-9), self.per_interval),
+            _ => {
+                let whole = work.max(1e-9);
+                (whole, failures(whole))
+            }
+        };
+        let full = libm::floor(work / interval);
+        let rest = work - full * interval;
+        let f = full * per_interval + failures(rest);
+        (f / lambda, f)
     }
-    let interval = inputs.interval_hours().unwrap_or(work).min(work).max(1e-9);
-    let failures = |x: f64| grow * libm::expm1(lambda * x);
-    let full = libm::floor(work / interval);
-    let rest = work - full * interval;
-    let f = full * failures(interval) + failures(rest);
-    (f / lambda, f)
 }
 
 /// The closed-form expectation, integrating over the log-normal slowdown numerically
@@ -176,11 +211,12 @@ pub fn expect(inputs: &TimeInputs) -> Expectation {
         let (lo, hi) = (-7.0, 7.0);
         let dz = (hi - lo) / STEPS as f64;
         let (mut t, mut f) = (0.0, 0.0);
+        let segments = Segments::new(inputs);
         for i in 0..=STEPS {
             let z = lo + dz * i as f64;
             let weight = if i == 0 || i == STEPS { 0.5 } else { 1.0 } * libm::exp(-z * z / 2.0);
             let work = inputs.run_hours * inputs.slowdown.median * libm::exp(sigma * z);
-            let (ti, fi) = run_with_interruptions(work, inputs);
+            let (ti, fi) = segments.run(work);
             t += weight * ti;
             f += weight * fi;
         }
@@ -432,12 +468,33 @@ impl Simulation {
 
 /// What a policy moves to, for the Monte Carlo: the fallback's hours per whole run and its mean
 /// queue (each trial draws its own queue from it).
-#[derive(Debug, Clone, Copy, PartialEq)]
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
 pub struct FallbackPlan {
     /// Hours the fallback needs for one whole run.
     pub run_hours: f64,
     /// Its mean queue before a start, hours.
     pub queue_mean_hours: f64,
+}
+
+/// The policies an offer's pricing will simulate, known before the offer is priced: the rules
+/// that move and the fallback they move to (see `plan::policy::policy_walks`).
+#[derive(Debug, Clone, PartialEq)]
+pub struct PolicyWalk {
+    /// The interruptible offer.
+    pub offer_id: String,
+    /// Its policies' rules (deadlines unscaled).
+    pub rules: Vec<Rule>,
+    /// The offer they move to.
+    pub fallback: FallbackPlan,
+}
+
+/// Simulations of the rules that move, walked with staying.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Walked {
+    /// The fallback they moved to.
+    pub fallback: FallbackPlan,
+    /// Each rule's simulation.
+    pub sims: Vec<(Rule, Simulation)>,
 }
 
 /// Simulates the task on one offer with no policy; `label` separates this offer's draws.
@@ -479,11 +536,15 @@ pub fn simulate_rules(
     let scale = f64::from(inputs.runs) / draws.runs as f64;
     let key = Stream::key(seed, label);
     let stays = |rule: &Rule| *rule == Rule::Stay || fallback.is_none();
-    let staying = rules
+    // Staying never interrupted, or through a great many preemptions, takes a shortcut; else
+    // staying walks with the rules that move (it meets the same preemptions).
+    let shortcut = rules
         .iter()
         .any(stays)
-        .then(|| simulate_staying(inputs, draws, key, scale));
-    let moving: Vec<Rule> = rules
+        .then(|| staying_shortcut(inputs, draws, scale))
+        .flatten();
+    let walks_staying = rules.iter().any(stays) && shortcut.is_none();
+    let mut walked: Vec<Rule> = rules
         .iter()
         .filter(|r| !stays(r))
         .map(|&rule| match rule {
@@ -491,7 +552,12 @@ pub fn simulate_rules(
             other => other,
         })
         .collect();
-    let mut moved = walk_trials(inputs, draws, key, scale, &moving, fallback).into_iter();
+    if walks_staying {
+        walked.push(Rule::Stay);
+    }
+    let mut sims = walk_trials(inputs, draws, key, scale, &walked, fallback);
+    let staying = if walks_staying { sims.pop() } else { shortcut };
+    let mut moved = sims.into_iter();
     rules
         .iter()
         .map(|rule| {
@@ -504,10 +570,11 @@ pub fn simulate_rules(
         .collect()
 }
 
-/// The simulation of staying on the offer whatever happens.
-fn simulate_staying(inputs: &TimeInputs, draws: &Draws, key: u64, scale: f64) -> Simulation {
+/// Staying on the offer without walking the trials: never interrupted (queue and work), or
+/// through so many preemptions that each trial is priced at its expectation (see
+/// [`FLUID_PREEMPTIONS`]). `None` when the trials must be walked.
+fn staying_shortcut(inputs: &TimeInputs, draws: &Draws, scale: f64) -> Option<Simulation> {
     let factors = draws.factors(inputs.slowdown.sigma());
-    // Never interrupted: queue and work, no random stream needed.
     if inputs.interruptions_per_hour <= 0.0 && inputs.start_available == 0.0 {
         let mut sim = Simulation::with_capacity(draws.trials);
         for (factors, waits) in draws.per_trial(&factors) {
@@ -531,10 +598,8 @@ fn simulate_staying(inputs: &TimeInputs, draws: &Draws, key: u64, scale: f64) ->
                 scale,
             );
         }
-        return sim;
+        return Some(sim);
     }
-    // Through a great many preemptions: each trial at its expectation (see
-    // [`FLUID_PREEMPTIONS`]).
     let e = expect(inputs);
     let per_job = e.interruptions / f64::from(inputs.runs.max(1)) * draws.runs as f64;
     if e.never_finishes || per_job > FLUID_PREEMPTIONS {
@@ -545,11 +610,9 @@ fn simulate_staying(inputs: &TimeInputs, draws: &Draws, key: u64, scale: f64) ->
                 scale,
             );
         }
-        return sim;
+        return Some(sim);
     }
-    walk_trials(inputs, draws, key, scale, &[Rule::Stay], None)
-        .pop()
-        .unwrap_or_default()
+    None
 }
 
 /// Trials walked together per round at most: between rounds the event budget is checked.
@@ -698,12 +761,13 @@ fn fluid_trial(
         return never_outcome;
     }
     let (mut wall, mut billed, mut preemptions) = (0.0, 0.0, 0.0);
+    let segments = Segments::new(inputs);
     for (run, (&factor, &wait)) in factors.iter().zip(waits).enumerate() {
         let work = inputs.run_hours * inputs.slowdown.median * factor;
         if inputs.queue_every_run || run == 0 {
             wall += inputs.queue_mean_hours * wait;
         }
-        let (running, failures) = run_with_interruptions(work, inputs);
+        let (running, failures) = segments.run(work);
         wall += running + failures * inputs.gap_mean_hours;
         billed += running;
         preemptions += failures;
