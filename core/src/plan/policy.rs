@@ -128,14 +128,14 @@ fn outcome(
         wall: Simulation::mean(&sim.wall_hours),
         fallback: Simulation::mean(&sim.fallback_hours),
     };
-    let at_p90 = sim.index_at(0.9).and_then(|i| sim.trial(i)).map_or(
-        expected,
-        |(wall, running, fallback)| Usage {
+    let at_p90 = sim
+        .index_at_sorted(&wall, 0.9)
+        .and_then(|i| sim.trial(i))
+        .map_or(expected, |(wall, running, fallback)| Usage {
             running,
             wall,
             fallback,
-        },
-    );
+        });
     let costs = money_for(ctx, offer, inputs, fallback, expected, at_p90, miss);
     let share = |k: usize| if n == 0 { 0.0 } else { k as f64 / n as f64 };
     let q = |v: &[f64], p: f64| {

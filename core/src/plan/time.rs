@@ -26,6 +26,7 @@ use std::sync::{Arc, Mutex};
 
 use crate::numbers::parallel;
 use crate::numbers::rng::Stream;
+use crate::numbers::stats::{percentile, sort_floats};
 use crate::offers::tenancy::Slowdown;
 use crate::offers::trace::Fitted;
 use crate::plan::job::{
@@ -391,12 +392,27 @@ impl Simulation {
 
     /// The index of the trial at quantile `q` of wall-clock time (nearest rank).
     pub fn index_at(&self, q: f64) -> Option<usize> {
+        let mut sorted = self.wall_hours.clone();
+        sort_floats(&mut sorted);
+        self.index_at_sorted(&sorted, q)
+    }
+
+    /// [`Simulation::index_at`] given the wall-clock hours already sorted. When no other trial
+    /// has the same hours, that trial is found by a scan; among equal hours the selection
+    /// decides, as it always has (the scan is only a shortcut, and the site's size-tuned
+    /// standard library selects slowly).
+    pub fn index_at_sorted(&self, sorted: &[f64], q: f64) -> Option<usize> {
         let n = self.wall_hours.len();
-        if n == 0 {
+        if n == 0 || sorted.len() != n {
             return None;
         }
-        let mut order = self.indexed_walls();
         let k = (libm::ceil(q * n as f64) as usize).clamp(1, n) - 1;
+        let value = *sorted.get(k)?;
+        let same = |j: Option<usize>| j.and_then(|j| sorted.get(j)).is_some_and(|&v| v == value);
+        if !value.is_nan() && !same(k.checked_sub(1)) && !same(k.checked_add(1)) {
+            return self.wall_hours.iter().position(|&w| w == value);
+        }
+        let mut order = self.indexed_walls();
         let (_, &mut (i, _), _) = order.select_nth_unstable_by(k, |a, b| a.1.total_cmp(&b.1));
         Some(i)
     }
@@ -417,27 +433,19 @@ impl Simulation {
     }
 
     /// The median wall-clock hours, and the trial at the 90th percentile of wall-clock time as
-    /// (wall hours, running hours). One selection serves both: the median is found among the
-    /// trials below the 90th percentile.
+    /// (wall hours, running hours), from one sort of the hours.
     pub fn p50_p90(&self) -> (f64, (f64, f64)) {
-        let n = self.wall_hours.len();
-        let mut order = self.indexed_walls();
-        let rank = |q: f64| (libm::ceil(q * n as f64) as usize).clamp(1, n.max(1)) - 1;
-        let (k50, k90) = (rank(0.5), rank(0.9));
-        let by_wall = |a: &(usize, f64), b: &(usize, f64)| a.1.total_cmp(&b.1);
-        let Some(&mut (i90, _)) = (n > 0).then(|| order.select_nth_unstable_by(k90, by_wall).1)
-        else {
-            return (0.0, (0.0, 0.0));
+        let mut sorted = self.wall_hours.clone();
+        sort_floats(&mut sorted);
+        let p50 = if sorted.is_empty() {
+            0.0
+        } else {
+            percentile(&sorted, 0.5)
         };
         let p90 = self
-            .trial(i90)
+            .index_at_sorted(&sorted, 0.9)
+            .and_then(|i| self.trial(i))
             .map_or((0.0, 0.0), |(wall, running, _)| (wall, running));
-        let below = order.get_mut(..k90).unwrap_or(&mut []);
-        let p50 = if k50 < below.len() {
-            below.select_nth_unstable_by(k50, by_wall).1.1
-        } else {
-            p90.0
-        };
         (p50, p90)
     }
 
@@ -976,6 +984,24 @@ mod tests {
             ..inputs(20_000.0, p, checkpoint(1.0, 0.1))
         });
         assert!(!checked.never_finishes && checked.running_hours < 30_000.0);
+    }
+
+    #[test]
+    fn the_trial_at_a_quantile_is_the_one_a_selection_picks() {
+        let draws = Draws::new(9, 3000, 2);
+        let case = inputs(5.0, hourly_rate(0.3), checkpoint(1.0, 0.1));
+        let mut sim = simulate(&case, &draws, 9, "q");
+        // Equal hours too: a block of trials that never finished.
+        for w in sim.wall_hours.iter_mut().step_by(7) {
+            *w = NEVER_HOURS;
+        }
+        for q in [0.01, 0.25, 0.5, 0.75, 0.86, 0.9, 0.99, 1.0] {
+            let mut order = sim.indexed_walls();
+            let k = (libm::ceil(q * 3000.0) as usize).clamp(1, 3000) - 1;
+            let (_, &mut (selected, _), _) =
+                order.select_nth_unstable_by(k, |a, b| a.1.total_cmp(&b.1));
+            assert_eq!(sim.index_at(q), Some(selected), "q = {q}");
+        }
     }
 
     #[test]
