@@ -305,21 +305,7 @@ fn build_wasm_bench(root: &Path, out: &Path) -> Result<String> {
     let level = wasm_opt_level(root);
     let mut how = None;
     if let Some(toolchain) = prereq::size_toolchain() {
-        let mut cmd = Command::new("rustup");
-        cmd.args(["run", &toolchain, "cargo"])
-            .args(args)
-            .args([
-                "-Zbuild-std=std,panic_abort",
-                "-Zbuild-std-features=optimize_for_size",
-            ])
-            .env(
-                "CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_RUSTFLAGS",
-                "--cfg erase_components -Zunstable-options -Cpanic=immediate-abort \
-                 -Zlocation-detail=none",
-            )
-            .env_remove("RUSTC")
-            .env_remove("RUSTDOC")
-            .env_remove("RUSTUP_TOOLCHAIN");
+        let mut cmd = dist::size_build(&toolchain, &args);
         match run_cmd(&mut cmd) {
             Ok(()) => {
                 how = Some(format!(

@@ -110,24 +110,7 @@ pub fn build(root: &Path, out: &Path) -> Result<()> {
             // instead of formatting a message with its source location: together the gzipped
             // wasm shrinks by about 43 KiB (measured with bench/site-metrics.mjs). The cost is
             // that a panic (there should be none) shows as "unreachable" in the console.
-            let mut cmd = Command::new("rustup");
-            cmd.args(["run", &toolchain, "cargo"])
-                .args(args)
-                .args([
-                    "-Zbuild-std=std,panic_abort",
-                    "-Zbuild-std-features=optimize_for_size",
-                ])
-                .env(
-                    "CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_RUSTFLAGS",
-                    format!(
-                        "{RUSTFLAGS} -Zunstable-options -Cpanic=immediate-abort \
-                         -Zlocation-detail=none"
-                    ),
-                )
-                // The stable cargo that runs xtask leaves its own paths behind; drop them.
-                .env_remove("RUSTC")
-                .env_remove("RUSTDOC")
-                .env_remove("RUSTUP_TOOLCHAIN");
+            let mut cmd = size_build(&toolchain, &args);
             match run_cmd(&mut cmd) {
                 Ok(()) => true,
                 // A toolchain the user named must work; the default nightly may have moved on
@@ -218,4 +201,28 @@ fn copy_dir(from: &Path, to: &Path) -> Result<()> {
         }
     }
     Ok(())
+}
+
+/// `cargo build ARGS` with `toolchain` (a nightly), std rebuilt for size and panics that trap at
+/// once: how the site's wasm is built, and the wasm benchmark with it.
+pub(crate) fn size_build(toolchain: &str, args: &[&str]) -> Command {
+    let mut cmd = Command::new("rustup");
+    cmd.args(["run", toolchain, "cargo"])
+        .args(args)
+        .args([
+            "-Zbuild-std=std,panic_abort",
+            "-Zbuild-std-features=optimize_for_size",
+        ])
+        .env(
+            "CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_RUSTFLAGS",
+            format!(
+                "{RUSTFLAGS} -Zunstable-options -Cpanic=immediate-abort \
+         -Zlocation-detail=none"
+            ),
+        )
+        // The stable cargo that runs xtask leaves its own paths behind; drop them.
+        .env_remove("RUSTC")
+        .env_remove("RUSTDOC")
+        .env_remove("RUSTUP_TOOLCHAIN");
+    cmd
 }
