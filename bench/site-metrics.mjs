@@ -1,6 +1,8 @@
 // Measures the built site in headless Chromium: gzipped wasm size, time to the first interactive
-// render (navigation start -> the first frame painted with the recommendation) and the latency of a recompute
-// (an input event -> the recommendation updated), median of several edits.
+// render (navigation start -> the first frame painted with the recommendation), and for an edit both
+// the time the main thread holds the page (the input event -> the next frame painted) and the
+// latency of the recompute (the input event -> the frame painted with the updated recommendation,
+// which the page computes in a Web Worker), median and P95 of several edits.
 // Usage: node bench/site-metrics.mjs [--link MBIT,RTT_MS] [--rounds N] [--json] http://127.0.0.1:8080/ dist/
 //   (after `cargo xtask serve`). --rounds: page loads, 5 edits each (default 9); --json: a last line
 //   with the figures as one JSON object, which `cargo xtask bench` reads.
@@ -37,7 +39,7 @@ const kb = (n) => (n / 1024).toFixed(1);
 const gz = (bytes) => gzipSync(bytes, { level: 9 }).length;
 console.log(`first wasm module (all the first render loads): ${kb(wasm.length)} KiB, gzipped ${kb(gz(wasm))} KiB; js glue gzipped ${kb(gz(js))} KiB`);
 // The chunks split off by `cargo xtask dist`, each fetched when its part of the page is first used.
-const chunks = readdirSync(dist).filter((f) => f.endsWith('.wasm') && f !== 'gpufare_web_bg.wasm').sort();
+const chunks = readdirSync(dist).filter((f) => f.endsWith('.wasm') && !['gpufare_web_bg.wasm', 'gpufare_plan_bg.wasm'].includes(f)).sort();
 let chunkTotal = 0;
 for (const name of chunks) {
   const bytes = gz(readFileSync(join(dist, name)));
@@ -48,6 +50,10 @@ for (const name of chunks) {
 const loader = join(dist, '__wasm_split.js');
 const loaderKb = existsSync(loader) ? kb(gz(readFileSync(loader))) : '0.0';
 console.log(`chunks loaded on first use: ${chunks.length}, gzipped ${kb(chunkTotal)} KiB in all; loader js gzipped ${loaderKb} KiB`);
+// The plan worker's module (built for speed), loaded after the first render.
+const workerPath = join(dist, 'gpufare_plan_bg.wasm');
+const worker = existsSync(workerPath) ? readFileSync(workerPath) : null;
+if (worker) console.log(`plan worker module (loaded after the first render): ${kb(worker.length)} KiB, gzipped ${kb(gz(worker))} KiB`);
 
 const browser = await chromium.launch({
   executablePath: process.env.CHROMIUM ?? '/usr/bin/chromium',
@@ -55,6 +61,7 @@ const browser = await chromium.launch({
 });
 const firsts = [];
 const edits = [];
+const frames = [];
 for (let round = 0; round < rounds; round++) {
   const page = await browser.newPage();
   if (link) {
@@ -82,15 +89,30 @@ for (let round = 0; round < rounds; round++) {
   await page.waitForFunction(() => window.__firstRender !== undefined);
   firsts.push(await page.evaluate(() => window.__firstRender));
   for (let i = 0; i < 5; i++) {
-    edits.push(await page.evaluate((hours) => new Promise((resolve) => {
-      const target = document.querySelector('#decision');
+    // Each time is stamped after a paint (a task queued from a requestAnimationFrame). The
+    // recommendation counts as updated when the page marks its plan current again (`data-plan`);
+    // a build without the worker has no mark and counts the first change under #decision.
+    const [frame, recompute] = await page.evaluate((hours) => new Promise((resolve) => {
+      const app = document.querySelector('#app');
       const input = document.querySelector('#work-hours');
+      const painted = (then) => requestAnimationFrame(() => setTimeout(() => then(performance.now() - start), 0));
+      let frame = null;
+      let done = null;
+      const finish = () => { if (frame !== null && done !== null) resolve([frame, done]); };
+      const observer = new MutationObserver(() => {
+        const marked = app.dataset.plan !== undefined;
+        if (marked && app.dataset.plan !== 'current') return;
+        observer.disconnect();
+        painted((ms) => { done = ms; finish(); });
+      });
+      observer.observe(app, { subtree: true, childList: true, characterData: true, attributes: true, attributeFilter: ['data-plan'] });
       const start = performance.now();
-      const observer = new MutationObserver(() => { observer.disconnect(); resolve(performance.now() - start); });
-      observer.observe(target, { subtree: true, childList: true, characterData: true });
       input.value = String(hours);
       input.dispatchEvent(new Event('input', { bubbles: true }));
-    }), 7 + round + i * 3));
+      painted((ms) => { frame = ms; finish(); });
+    }), 7 + round + i * 3);
+    frames.push(frame);
+    edits.push(recompute);
   }
   await page.close();
 }
@@ -99,12 +121,15 @@ const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 // The nearest-rank percentile: the smallest sample with at least p % of the samples at or below it.
 const percentile = (xs, p) => [...xs].sort((a, b) => a - b)[Math.max(0, Math.ceil((p / 100) * xs.length) - 1)];
 console.log(`first interactive render${link ? ` over a ${link[0]} Mbit/s link with ${link[1]} ms round trips` : ''}: median ${median(firsts).toFixed(0)} ms (of ${firsts.map((x) => x.toFixed(0)).join(', ')})`);
+console.log(`main thread per edit (input event to the next painted frame): median ${median(frames).toFixed(1)} ms, P95 ${percentile(frames, 95).toFixed(1)} ms, max ${Math.max(...frames).toFixed(1)} ms`);
 console.log(`recompute after an edit: median ${median(edits).toFixed(1)} ms, P95 ${percentile(edits, 95).toFixed(1)} ms, max ${Math.max(...edits).toFixed(1)} ms (${edits.length} edits)`);
 if (json) {
   console.log(JSON.stringify({
     wasm_gzip_kib: gz(wasm) / 1024,
     first_render_ms: { median: median(firsts), samples: firsts },
     recompute_ms: { median: median(edits), p95: percentile(edits, 95), max: Math.max(...edits), samples: edits },
+    frame_ms: { median: median(frames), p95: percentile(frames, 95), max: Math.max(...frames), samples: frames },
+    worker_gzip_kib: worker ? gz(worker) / 1024 : null,
     link,
   }));
 }

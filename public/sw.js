@@ -4,7 +4,8 @@
 const CACHE = 'gpufare-site';
 // The lazily loaded chunks of the wasm are listed here by `cargo xtask dist` at build time.
 const CHUNKS = [];
-const FILES = ['./', 'index.html', 'main.js', 'gpufare_web.js', 'gpufare_web_bg.wasm', 'style.css', 'favicon.svg', ...CHUNKS];
+const FILES = ['./', 'index.html', 'main.js', 'gpufare_web.js', 'gpufare_web_bg.wasm', 'style.css', 'favicon.svg',
+  'plan-worker.js', 'gpufare_plan.js', 'gpufare_plan_bg.wasm', ...CHUNKS];
 
 self.addEventListener('install', (event) => {
   event.waitUntil(caches.open(CACHE).then((cache) => cache.addAll(FILES)).then(() => self.skipWaiting()));

@@ -265,6 +265,7 @@ for (const [locale, lang] of [['en-US', 'en'], ['zh-CN', 'zh']]) {
     await page.fill('#work-hours', '50');
     await changedFrom(page, first);
     await page.waitForFunction(() => JSON.parse(localStorage.getItem('gpufare.scenario')).task.work_hours === 50);
+    await settled(page);
     const saved = await storage(page);
     assert.ok(saved['gpufare.scenario'], 'the scenario is saved');
 
@@ -307,6 +308,7 @@ for (const [locale, lang] of [['en-US', 'en'], ['zh-CN', 'zh']]) {
     await changedFrom(page, before);
     await page.fill('#vram', '14');
     await page.waitForFunction(() => JSON.parse(localStorage.getItem('gpufare.scenario')).task.vram_gib === 14);
+    await settled(page);
     const kept = await storage(page);
 
     // Share links: one whose rate would overflow money, one with a million trials.
@@ -332,6 +334,7 @@ for (const [locale, lang] of [['en-US', 'en'], ['zh-CN', 'zh']]) {
       await changedFrom(page, decision);
       await page.fill('#work-hours', '50');
       await page.waitForFunction(() => JSON.parse(localStorage.getItem('gpufare.scenario')).task.work_hours === 50);
+      await settled(page);
     }
   });
 }
@@ -347,15 +350,26 @@ async function ranking(page) {
   return page.$$eval('#ranking tbody tr', (rows) => rows.map((r) => [r.dataset.offer, r.querySelector('td.total').textContent]));
 }
 
-/** Waits until the recommendation differs from `before` (the page recomputes asynchronously). */
+/**
+ * Waits until the plan on screen is the current scenario's. The page plans in a Web Worker after
+ * each edit and marks the plan it shows meanwhile as pending.
+ */
+async function settled(page) {
+  await page.waitForFunction(() => document.querySelector('#app')?.dataset.plan === 'current');
+}
+
+/** Waits until the recommendation differs from `before` and is the current scenario's. */
 async function changedFrom(page, before) {
   await page.waitForFunction((b) => document.querySelector('#decision')?.textContent !== b, before);
+  await settled(page);
+  await settled(page);
 }
 
 test('a preset, a billing mode and a region change the ranking and the recommendation', async (t) => {
   const page = await openSite(t);
   await page.selectOption('#preset', 'sd_batch');
   await page.waitForFunction(() => document.querySelector('#work-hours').value === '20');
+  await settled(page);
   const all = await ranking(page);
   assert.ok(all.length >= 5, 'several feasible offers are ranked');
   const totals = all.map(([, total]) => Number(total.replace(/[^0-9.]/g, '')));
@@ -424,13 +438,76 @@ test('a reload keeps the scenario; reset restores the default', async (t) => {
   assert.deepEqual(await ranking(page), rows);
   await page.click('#reset');
   await page.waitForFunction(() => document.querySelector('#work-hours').value === '6');
+  await settled(page);
   assert.equal(await page.inputValue('#vram'), '14');
+});
+
+/** Sets the work hours as typing does: an input event in a task of its own, without waiting. */
+async function typeHours(page, hours) {
+  await page.evaluate((h) => {
+    const input = document.querySelector('#work-hours');
+    input.value = String(h);
+    input.dispatchEvent(new Event('input', { bubbles: true }));
+  }, hours);
+}
+
+test('edits are planned in a Web Worker; a burst of them ends with the plan of the last one, as the page would compute it', async (t) => {
+  const page = await openSite(t);
+  assert.equal(await page.locator('#app').getAttribute('data-planner'), 'page', 'the first plan is the page\'s own');
+  // Each edit in its own task: the worker is still busy with the first when the others arrive,
+  // so the page must drop the ones in between and end with the last.
+  for (const hours of [31, 32, 33, 34, 35, 36, 37]) await typeHours(page, hours);
+  await page.waitForFunction(() => JSON.parse(localStorage.getItem('gpufare.scenario')).task.work_hours === 37);
+  await settled(page);
+  assert.equal(await page.locator('#app').getAttribute('data-planner'), 'worker');
+  assert.equal(await page.locator('.results-column').getAttribute('aria-busy'), 'false');
+  const shown = { decision: await page.locator('#decision').textContent(), rows: await ranking(page) };
+  await page.click('#share');
+  const link = await page.inputValue('#share-link');
+  // The same scenario opened afresh is planned on the page itself: the same figures, to the cent.
+  const fresh = await (await browser.newContext({ locale: 'en-US' })).newPage();
+  t.after(() => fresh.context().close());
+  watch(t, fresh);
+  await fresh.goto(link);
+  await fresh.locator('#recommended').waitFor();
+  assert.equal(await fresh.locator('#app').getAttribute('data-planner'), 'page');
+  assert.equal(await fresh.inputValue('#work-hours'), '37');
+  assert.equal(await fresh.locator('#decision').textContent(), shown.decision);
+  assert.deepEqual(await ranking(fresh), shown.rows);
+});
+
+test('without its worker the page plans on its own and says nothing is wrong', async (t) => {
+  const context = await browser.newContext({ locale: 'en-US', serviceWorkers: 'block' });
+  t.after(() => context.close());
+  const page = await context.newPage();
+  const errors = [];
+  page.on('pageerror', (e) => errors.push(String(e)));
+  // The worker's module cannot be fetched, as on a connection that drops after the first load.
+  await page.route('**/gpufare_plan_bg.wasm', (route) => route.abort());
+  await page.goto(BASE);
+  await page.locator('#recommended').waitFor();
+  const total = () => page.locator('#ranking tbody tr .total').first().textContent();
+  const totalChanged = async (before) => {
+    await page.waitForFunction((b) => document.querySelector('#ranking tbody tr .total').textContent !== b, before);
+    await settled(page);
+  };
+  const before = await total();
+  await page.fill('#work-hours', '300');
+  await totalChanged(before);
+  assert.equal(await page.locator('#app').getAttribute('data-planner'), 'page');
+  // And keeps doing so for the next edits.
+  const again = await total();
+  await page.fill('#work-hours', '2');
+  await totalChanged(again);
+  assert.equal(await page.locator('#app').getAttribute('data-planner'), 'page');
+  assert.deepEqual(errors, []);
 });
 
 test('a share link reproduces the exact numbers in a fresh browser profile', async (t) => {
   const page = await openSite(t);
   await page.selectOption('#preset', 'full_finetune_multi_gpu');
   await page.waitForFunction(() => document.querySelector('#work-hours').value === '400');
+  await settled(page);
   const price = page.locator('#offers-table input[id^="price-"]').first();
   const before = await page.locator('#decision').textContent();
   await page.selectOption('#out-currency', 'USD');
@@ -465,6 +542,7 @@ test('a refused task field keeps the last good plan and says why beside the fiel
   assert.equal(await page.locator('#deadline-error').textContent(), '');
   await page.fill('#vram', '200');
   await page.waitForFunction(() => document.querySelector('#choice').textContent.includes('No offer'));
+  await settled(page);
   await openPanel(page, '#infeasible');
   assert.ok((await page.locator('#infeasible li').count()) > 0);
 });
@@ -475,6 +553,7 @@ test('editing a price and adding a quote change the plan', async (t) => {
   const top = await firstRow();
   await page.fill(`#price-${top}`, '999');
   await page.waitForFunction((id) => document.querySelector('#ranking tbody tr').dataset.offer !== id, top);
+  await settled(page);
   assert.ok(!(await ranking(page)).slice(0, 5).some(([id]) => id === top), 'the repriced offer dropped down the ranking');
   await openPanel(page, '.add-offer');
   await page.selectOption('#new-gpu', 'H100-SXM');
@@ -482,6 +561,7 @@ test('editing a price and adding a quote change the plan', async (t) => {
   await page.fill('#new-price', '0.01');
   await page.click('#add-offer');
   await page.waitForFunction(() => document.querySelector('#ranking tbody tr').dataset.offer === 'custom-1');
+  await settled(page);
   assert.match(await page.locator('#ranking tbody tr').first().textContent(), /My quote/);
 });
 
@@ -530,9 +610,11 @@ test('keyboard alone reaches the controls, and text has enough contrast', async 
   await page.focus('#lang-toggle');
   await page.keyboard.press('Enter');
   await page.waitForFunction(() => document.documentElement.lang === 'zh-CN');
+  await settled(page);
   await page.focus('#preset');
   await page.keyboard.press('ArrowDown');
   await page.waitForFunction(() => JSON.parse(localStorage.getItem('gpufare.scenario')).preset !== null);
+  await settled(page);
 
   // WCAG AA: 4.5:1 for body-size text, 3:1 for large text, against the nearest opaque background.
   const low = await page.evaluate(() => {
@@ -575,11 +657,13 @@ test('the site and the CLI price the same scenarios to the cent (parity)', async
   for (const preset of ['qlora_7b', 'inference_api', 'full_finetune_multi_gpu', 'code_check']) {
     await page.selectOption('#preset', preset);
     await page.waitForFunction((p) => JSON.parse(localStorage.getItem('gpufare.scenario')).preset === p, preset);
+    await settled(page);
     if (preset === 'code_check') {
       // Edits and filters travel with the scenario too.
       await page.selectOption('#out-currency', 'USD');
       await page.selectOption('#filter-region', 'tier1');
       await page.waitForFunction(() => JSON.parse(localStorage.getItem('gpufare.scenario')).filter.region_classes?.length === 1);
+      await settled(page);
     }
     const [download] = await Promise.all([page.waitForEvent('download'), page.click('#export-json')]);
     const path = join(ARTIFACTS, `site-budget-${preset}.json`);
@@ -604,6 +688,7 @@ const SPOT = 'aws-use1-g5xl-spot';
 async function choosePreset(page, preset) {
   await page.selectOption('#preset', preset);
   await page.waitForFunction((p) => JSON.parse(localStorage.getItem('gpufare.scenario')).preset === p, preset);
+  await settled(page);
 }
 
 /** The saved scenario, as the page keeps it. */
@@ -749,6 +834,7 @@ for (const [locale, lang] of [['en-US', 'en'], ['zh-CN', 'zh']]) test(`a preempt
   // Removed, the offer's own figures are back, and the model alone is priced.
   await page.click(`#trace-remove-${SPOT}`);
   await page.waitForFunction(() => !(JSON.parse(localStorage.getItem('gpufare.scenario')).traces?.length));
+  await settled(page);
   await page.locator('#risk-inputs[data-source="offer"]').waitFor();
   const plain = cliPlan(['--task', join(here, '../../examples/sd_lora.json')]).options.find((o) => o.offer_id === SPOT);
   await assertRiskShown(page, plain, lang);
@@ -765,10 +851,13 @@ test('the site and the CLI price a trace and a fixed policy to the cent (parity)
   assert.match(await page.locator('#fallback-after-error').textContent(), /between 1 and 1000/);
   await page.fill('#fallback-after', '3');
   await page.waitForFunction(() => JSON.parse(localStorage.getItem('gpufare.scenario')).task.spot_policy?.preemptions === 3);
+  await settled(page);
   await page.fill('#checkpoint-save', '1.5');
   await page.waitForFunction(() => JSON.parse(localStorage.getItem('gpufare.scenario')).task.checkpoint?.save_minutes === 1.5);
+  await settled(page);
   await attachTrace(page, SPOT, TRACE);
   await page.waitForFunction(() => JSON.parse(localStorage.getItem('gpufare.scenario')).traces?.length === 1);
+  await settled(page);
 
   const [download] = await Promise.all([page.waitForEvent('download'), page.click('#export-json')]);
   const path = join(ARTIFACTS, 'site-budget-trace.json');
@@ -845,6 +934,7 @@ test('a bad trace is refused with its reason beside the picker, naming the file,
   // A good file again replaces the message with what it holds.
   await page.setInputFiles(`#trace-file-${SPOT}`, TRACE);
   await page.waitForFunction((id) => document.querySelector(`#trace-error-${id}`)?.textContent === '', SPOT);
+  await settled(page);
   assert.equal(await savedScenario(page), saved);
 });
 
@@ -885,6 +975,7 @@ for (const [locale, preset] of [['en-US', null], ['zh-CN', 'full_finetune_multi_
   if (preset) {
     await page.selectOption('#preset', preset);
     await page.waitForFunction((p) => JSON.parse(localStorage.getItem('gpufare.scenario')).preset === p, preset);
+    await settled(page);
   }
   await page.emulateMedia({ media: 'print' });
   for (const id of ['#recommended', '#ranking', '#price-dates']) {
@@ -934,6 +1025,7 @@ test('the site loads and computes after its server is stopped (service worker)',
   await page.evaluate(() => navigator.serviceWorker.ready);
   await page.reload();
   await page.waitForFunction(() => navigator.serviceWorker.controller !== null);
+  await settled(page);
   await server.stop();
   const refused = await fetch(server.url).then(() => false, () => true);
   assert.ok(refused, 'the server is really gone');
@@ -943,6 +1035,7 @@ test('the site loads and computes after its server is stopped (service worker)',
   const before = await page.locator('#ranking tbody tr .total').first().textContent();
   await page.fill('#work-hours', '40');
   await page.waitForFunction((b) => document.querySelector('#ranking tbody tr .total').textContent !== b, before);
+  await settled(page);
   // The parts loaded on first use come from the worker's cache as well; none was opened online.
   await openPanel(page, '#estimator');
   await page.locator('#est-vram').waitFor();
@@ -964,7 +1057,13 @@ test('the first load fetches only the calculator; other parts load on first use,
   await page.route('**/split_estimator.wasm', (route) => route.abort());
   await page.goto(BASE);
   await page.locator('#recommended').waitFor();
-  assert.deepEqual([...wasm], ['gpufare_web_bg.wasm'], 'the first render needs the first module alone');
+  // The plan worker's module starts loading once the first frame is painted, so it may already
+  // be on its way; it is no part of the first render.
+  const worker = 'gpufare_plan_bg.wasm';
+  assert.deepEqual([...wasm].filter((w) => w !== worker), ['gpufare_web_bg.wasm'], 'the first render needs the first module alone');
+  await page.fill('#work-hours', '9');
+  await page.waitForFunction(() => document.querySelector('#app').dataset.planner === 'worker');
+  assert.ok(wasm.has(worker), `an edit is planned by the worker's module: ${[...wasm]}`);
 
   await openPanel(page, '#quick-rent');
   await page.locator('#rent').waitFor();
@@ -979,6 +1078,7 @@ test('the first load fetches only the calculator; other parts load on first use,
   const before = await page.locator('#ranking tbody tr .total').first().textContent();
   await page.fill('#work-hours', '40');
   await page.waitForFunction((b) => document.querySelector('#ranking tbody tr .total').textContent !== b, before);
+  await settled(page);
   assert.deepEqual(foreign, []);
 });
 
@@ -995,6 +1095,7 @@ test('the workload estimator fills VRAM and work into the task', async (t) => {
   assert.ok((await page.locator('#estimator ul.breakdown li').count()) >= 3, 'a breakdown, not just a total');
   await page.click('#est-apply');
   await page.waitForFunction((v) => Math.abs(Number(document.querySelector('#vram').value) - v) < 0.1, qlora);
+  await settled(page);
   assert.notEqual(await page.inputValue('#work-hours'), '6', 'the work size came from the estimate');
 });
 
@@ -1133,10 +1234,12 @@ test('profiles from the probe and recorded fixtures compare side by side and fee
   await page.selectOption('#filter-shared', 'dedicated');
   await page.fill('#filter-text', 'A100-80GB');
   await page.waitForFunction(() => document.querySelectorAll('#ranking tbody tr').length > 0);
+  await settled(page);
   assert.match(await page.locator('#ranking tbody tr').first().textContent(), /assumed/);
   assert.equal(await page.locator('#profile-compare tr[data-file="capped-a100-pcie-gen3.json"] .applies-to').textContent(), 'A100-80GB · dedicated');
   await page.locator('#profile-compare tr[data-file="capped-a100-pcie-gen3.json"] input.use-measured').check();
   await page.waitForFunction(() => document.querySelector('#ranking tbody tr').textContent.includes('measured'));
+  await settled(page);
   assert.match(await page.locator('#ranking tbody tr').first().textContent(), /×0\.98 · P99 ×0\.99 \(measured\)/);
   await page.locator('section[aria-labelledby="profile-heading"]').screenshot({ path: join(ARTIFACTS, 'compare.png') });
 });
@@ -1155,17 +1258,20 @@ test('measured disk and network rates from a profile slow the plan of a task tha
   await page.selectOption('#filter-shared', 'dedicated');
   await page.fill('#filter-text', 'A100-80GB');
   await page.waitForFunction(() => document.querySelectorAll('#ranking tbody tr').length > 0);
+  await settled(page);
   // Ten hours of reading at the measured rate: far longer than the GPU work.
   const readGb = Math.round(probe.disk.seq_read.mb_per_s * 3600 * 10 / 1000);
   await page.fill('#data-read-gb', String(readGb));
   const first = page.locator('#ranking tbody tr').first();
   await page.waitForFunction(() => JSON.parse(localStorage.getItem('gpufare.scenario')).task.data_read_gb > 0);
+  await settled(page);
   assert.doesNotMatch(await first.textContent(), /IO \(measured\)/, 'no measured rate yet: IO is assumed free');
   const hoursBefore = await first.locator('td').nth(3).textContent();
 
   await page.setInputFiles('#profile-file', file);
   await page.locator('#profile-compare tr[data-file="a100-with-this-disk.json"] input.use-measured').check();
   await page.waitForFunction(() => document.querySelector('#ranking tbody tr').textContent.includes('IO (measured)'));
+  await settled(page);
   const text = await first.textContent();
   assert.match(text, /IO \(measured\) \+\d+(\.\d)? h/);
   assert.notEqual(await first.locator('td').nth(3).textContent(), hoursBefore, 'the run takes longer');
@@ -1277,6 +1383,7 @@ test('the Chinese page has no English in any panel or error', async (t) => {
   for (const preset of ['course_project', 'sd_trial', 'sd_batch', 'sd_lora', 'qlora_7b', 'full_finetune_multi_gpu', 'inference_api', 'burst_rendering', 'data_cleaning', 'code_check']) {
     await page.selectOption('#preset', preset);
     await page.waitForFunction((p) => JSON.parse(localStorage.getItem('gpufare.scenario')).preset === p, preset);
+    await settled(page);
     await openAllPanels(page);
     await check(page, `preset ${preset}`);
   }
@@ -1304,6 +1411,7 @@ test('the Chinese page has no English in any panel or error', async (t) => {
   // No offer can run it: every veto, summed up.
   await page.fill('#vram', '200');
   await page.waitForFunction(() => document.querySelector('#decision').dataset.choice === 'no_feasible_offer');
+  await settled(page);
   await check(page, 'no feasible offer');
   // Every error path a person can reach.
   await page.fill('#vram', '-5');
@@ -1434,6 +1542,7 @@ async function openFleet(page, buffer, name = FLEET_NAME) {
   });
   await page.setInputFiles('#fleet-file', { name, mimeType: 'application/json', buffer });
   await page.waitForFunction(() => window.__fleet.painted !== undefined, null, { timeout: 120000 });
+  await settled(page);
   return page.evaluate(() => window.__fleet.painted - window.__fleet.opened);
 }
 
@@ -1452,6 +1561,7 @@ function setK(page, k) {
 async function findNode(page, node) {
   await page.fill('#fleet-filter', node);
   await page.waitForFunction((n) => [...document.querySelectorAll('#fleet-nodes .wrow')].every((r) => r.dataset.node.includes(n)), node);
+  await settled(page);
 }
 
 const fleetFigures = {};
@@ -1537,6 +1647,7 @@ for (const [locale, lang] of [['en-US', 'en'], ['zh-CN', 'zh']]) {
     assert.ok(measured.some((m) => m.gpu === 'A100-80GB' && m.slowdown?.source === 'measured'), JSON.stringify(measured));
     await page.locator('#fleet-use').uncheck();
     await page.waitForFunction(() => (JSON.parse(localStorage.getItem('gpufare.scenario')).measured ?? []).length === 0);
+    await settled(page);
     assert.equal(await page.locator('#fleet-evidence').count(), 0);
     assert.ok(before.length > 0);
     if (lang === 'zh') {
@@ -1570,5 +1681,6 @@ test('break-even figures are read against their range, and a quote of your own i
   await page.fill('#new-price', '10');
   await page.click('#add-offer');
   await page.waitForFunction(() => document.querySelector('#chart-monthly .legend-b')?.textContent.includes('My quote'));
+  await settled(page);
   assert.doesNotMatch(await page.locator('#chart-monthly').textContent(), /custom-1/);
 });

@@ -6,7 +6,7 @@ use gpufare_core::export::budget::{budget, budget_json};
 use gpufare_core::export::csv::budget_csv;
 use gpufare_core::export::markdown::budget_markdown;
 use gpufare_core::offers::default::default_catalog;
-use gpufare_core::plan::{PlanError, PlanResult};
+use gpufare_core::plan::PlanResult;
 use gpufare_core::scenario::document::Scenario;
 use leptos::prelude::*;
 use leptos::task::spawn_local;
@@ -77,11 +77,12 @@ fn save_budget(
 pub fn ExportBar(
     lang: ReadSignal<Lang>,
     scenario: RwSignal<Scenario>,
-    plan: Memo<Result<PlanResult, PlanError>>,
+    plan: crate::planner::Plan,
 ) -> impl IntoView {
     let failed = RwSignal::new(false);
     let save = move |format: Format| {
-        let Ok(result) = plan.get_untracked() else {
+        // The plan of the scenario as it is now, even if the page's is still on its way.
+        let Ok(result) = plan.current() else {
             return;
         };
         let s = scenario.get_untracked();

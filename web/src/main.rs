@@ -12,6 +12,7 @@ mod fields;
 mod fleet_view;
 mod format;
 mod offers;
+mod planner;
 mod profile_view;
 mod rent_view;
 mod results;
@@ -21,8 +22,6 @@ mod task_form;
 mod trace_view;
 mod vocab;
 
-use gpufare_core::offers::default::default_catalog;
-use gpufare_core::plan::{PlanError, PlanResult};
 use leptos::prelude::*;
 
 use crate::state::Origin;
@@ -41,8 +40,9 @@ fn App() -> impl IntoView {
     let (initial, origin) = state::initial_scenario();
     let scenario = RwSignal::new(initial);
     Effect::new(move |_| scenario.with(state::persist));
-    let plan: Memo<Result<PlanResult, PlanError>> =
-        Memo::new(move |_| scenario.with(|s| s.plan(default_catalog())));
+    // Computed in a Web Worker after every edit; the page keeps the last plan until it arrives.
+    let planned = planner::planner(scenario);
+    let plan = planned.result;
     let share = RwSignal::new(None::<String>);
     // The offer whose interruption risk is shown (none picked: the recommended one).
     let pick = RwSignal::new(None::<String>);
@@ -105,13 +105,18 @@ fn App() -> impl IntoView {
                 <input id="share-link" type="text" readonly prop:value=url />
             </div>
         })}
-        <main id="app" data-ready="true">
+        <main
+            id="app"
+            data-ready="true"
+            data-plan=move || if planned.pending.get() { "pending" } else { "current" }
+            data-planner=move || planned.engine.get().tag()
+        >
             <div class="column">
                 <task_form::TaskForm lang=lang scenario=scenario />
                 <task_form::SettingsForm lang=lang scenario=scenario />
             </div>
-            <div class="results-column">
-                <export_view::ExportBar lang=lang scenario=scenario plan=plan />
+            <div class="results-column" aria-busy=move || planned.pending.get().to_string()>
+                <export_view::ExportBar lang=lang scenario=scenario plan=planned />
                 <results::Results lang=lang scenario=scenario plan=plan pick=pick />
             </div>
             <offers::OffersTable lang=lang scenario=scenario pick=pick />

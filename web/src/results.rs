@@ -51,7 +51,7 @@ fn reason_list(lang: Lang, reasons: &[Reason], class: &'static str) -> impl Into
 pub fn Results(
     lang: ReadSignal<Lang>,
     scenario: RwSignal<Scenario>,
-    plan: Memo<Result<PlanResult, PlanError>>,
+    plan: ReadSignal<Result<PlanResult, PlanError>>,
     /// The offer whose interruption risk is shown.
     pick: RwSignal<Option<String>>,
 ) -> impl IntoView {

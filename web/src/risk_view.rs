@@ -64,7 +64,7 @@ pub fn show_risk(pick: RwSignal<Option<String>>, offer: String) {
 #[component]
 pub fn RiskPanel(
     lang: ReadSignal<Lang>,
-    plan: Memo<Result<PlanResult, PlanError>>,
+    plan: ReadSignal<Result<PlanResult, PlanError>>,
     pick: RwSignal<Option<String>>,
 ) -> impl IntoView {
     let summary = Signal::derive(move || {
@@ -99,7 +99,7 @@ pub fn RiskPanel(
 #[leptos::wasm_split::wasm_split(risk, wasm_split_path = ::leptos::wasm_split, fallible)]
 fn risk_panel(
     lang: ReadSignal<Lang>,
-    plan: Memo<Result<PlanResult, PlanError>>,
+    plan: ReadSignal<Result<PlanResult, PlanError>>,
     pick: RwSignal<Option<String>>,
 ) -> Result<ViewFn, leptos::wasm_split::SplitLoaderError> {
     Ok(ViewFn::from(move || risk_body(lang, plan, pick).into_any()))
@@ -114,7 +114,7 @@ struct Shown {
 
 fn risk_body(
     lang: ReadSignal<Lang>,
-    plan: Memo<Result<PlanResult, PlanError>>,
+    plan: ReadSignal<Result<PlanResult, PlanError>>,
     pick: RwSignal<Option<String>>,
 ) -> impl IntoView {
     // Every offer with a risk report, ranked first.

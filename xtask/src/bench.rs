@@ -258,25 +258,6 @@ fn load_average() -> String {
         .unwrap_or_else(|| "?".into())
 }
 
-/// The `opt-level` the wasm is built with: `CARGO_PROFILE_WASM_RELEASE_OPT_LEVEL` when set (cargo
-/// reads it, so it changes the site's build too), else the `[profile.wasm-release]` line.
-fn wasm_opt_level(root: &Path) -> String {
-    if let Ok(level) = std::env::var("CARGO_PROFILE_WASM_RELEASE_OPT_LEVEL") {
-        return level;
-    }
-    let manifest = fs::read_to_string(root.join("Cargo.toml")).unwrap_or_default();
-    manifest
-        .lines()
-        .skip_while(|l| l.trim() != "[profile.wasm-release]")
-        .skip(1)
-        .take_while(|l| !l.trim_start().starts_with('['))
-        .find_map(|l| {
-            let (key, value) = l.split_once('=')?;
-            (key.trim() == "opt-level").then(|| value.trim().trim_matches('"').to_owned())
-        })
-        .unwrap_or_else(|| "?".into())
-}
-
 fn cpu_model() -> String {
     fs::read_to_string("/proc/cpuinfo")
         .ok()
@@ -289,43 +270,18 @@ fn cpu_model() -> String {
         .unwrap_or_else(|| "unknown CPU".into())
 }
 
-/// Builds `bench/wasm-plan` exactly as `dist::build` builds the site's wasm (profile
-/// `wasm-release`; with the nightly, std rebuilt for size and panics that trap at once), then
-/// runs wasm-bindgen (target web) into `out`. Returns how it was built, for the report.
+/// Builds `bench/wasm-plan` exactly as `dist::build` builds the site's plan worker (the wasm that
+/// runs the site's Monte Carlo: profile `wasm-worker`, stable toolchain), then runs wasm-bindgen
+/// (target web) into `out`. Returns how it was built, for the report.
 fn build_wasm_bench(root: &Path, out: &Path) -> Result<String> {
-    let args = [
-        "build",
-        "--profile",
-        "wasm-release",
-        "--package",
+    let wasm = dist::speed_build(
+        &target_dir(root),
         "gpufare-wasm-bench",
-        "--target",
-        "wasm32-unknown-unknown",
-    ];
-    let level = wasm_opt_level(root);
-    let mut how = None;
-    if let Some(toolchain) = prereq::size_toolchain() {
-        let mut cmd = dist::size_build(&toolchain, &args);
-        match run_cmd(&mut cmd) {
-            Ok(()) => {
-                how = Some(format!(
-                    "as the site is: opt-level \"{level}\", {toolchain} with std rebuilt for size"
-                ));
-            }
-            Err(e) => eprintln!(
-                "warning: the size-optimised wasm build with {toolchain} failed ({e:#}); \
-                 building with stable, as the site then is"
-            ),
-        }
-    }
-    let how = match how {
-        Some(how) => how,
-        None => {
-            run_cmd(cargo().args(args))?;
-            format!("as the site is: opt-level \"{level}\", stable toolchain")
-        }
-    };
-    let wasm = target_dir(root).join("wasm32-unknown-unknown/wasm-release/gpufare_wasm_bench.wasm");
+        "gpufare_wasm_bench",
+    )?;
+    let how = "as the site's plan worker is: profile wasm-worker (opt-level 3, LTO), stable \
+               toolchain"
+        .to_owned();
     if out.exists() {
         fs::remove_dir_all(out)?;
     }
@@ -682,12 +638,21 @@ fn markdown(
     writeln!(t, "|---|---:|---:|---:|")?;
     writeln!(
         t,
-        "| recompute after an edit (input event to updated recommendation, {} trials) | {} | {} | {} |",
+        "| recompute after an edit (input event to the painted, updated recommendation; plan in the Web Worker, {} trials) | {} | {} | {} |",
         thousands(u64::from(DEFAULT_TRIALS)),
         ms(num(recompute, "median")),
         ms(num(recompute, "p95")),
         samples(recompute.get("samples")).len()
     )?;
+    if let Some(frame) = site.get("frame_ms") {
+        writeln!(
+            t,
+            "| the main thread per edit (input event to the next painted frame) | {} | {} | {} |",
+            ms(num(frame, "median")),
+            ms(num(frame, "p95")),
+            samples(frame.get("samples")).len()
+        )?;
+    }
     let firsts = samples(first.get("samples"));
     writeln!(
         t,

@@ -1,7 +1,7 @@
 //! Building the static site: web crate -> wasm32 -> wasm-bindgen -> `dist/` with the static files.
 
 use std::fs;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use anyhow::{Context, Result};
@@ -167,9 +167,21 @@ pub fn build(root: &Path, out: &Path) -> Result<()> {
         .remove_producers_section(true)
         .generate(&staging)
         .with_context(|| format!("wasm-bindgen failed on {}", wasm.display()))?;
+    // The plan worker: its own module, built for speed, loaded after the page has rendered.
+    let worker = speed_build(&target_dir, "gpufare-plan-worker", "gpufare_plan_worker")?;
+    Bindgen::new()
+        .input_path(&worker)
+        .out_name("gpufare_plan")
+        .web(true)?
+        .omit_default_module_path(false)
+        .typescript(false)
+        .remove_name_section(std::env::var_os("GPUFARE_KEEP_NAMES").is_none())
+        .remove_producers_section(true)
+        .generate(&staging)
+        .with_context(|| format!("wasm-bindgen failed on {}", worker.display()))?;
     copy_dir(&root.join("public"), &staging)?;
     list_chunks_in_worker(&staging.join("sw.js"), &chunks)?;
-    for file in ["index.html", "main.js"] {
+    for file in ["index.html", "main.js", "plan-worker.js"] {
         fs::copy(root.join("web").join(file), staging.join(file))
             .with_context(|| format!("cannot copy web/{file}"))?;
     }
@@ -180,10 +192,14 @@ pub fn build(root: &Path, out: &Path) -> Result<()> {
     let size = fs::metadata(out.join("gpufare_web_bg.wasm"))
         .map(|m| m.len())
         .unwrap_or(0);
+    let worker_size = fs::metadata(out.join("gpufare_plan_bg.wasm"))
+        .map(|m| m.len())
+        .unwrap_or(0);
     eprintln!(
-        "==> site built in {} (wasm {} KiB)",
+        "==> site built in {} (wasm {} KiB, plan worker {} KiB)",
         out.display(),
-        size / 1024
+        size / 1024,
+        worker_size / 1024
     );
     Ok(())
 }
@@ -203,9 +219,28 @@ fn copy_dir(from: &Path, to: &Path) -> Result<()> {
     Ok(())
 }
 
+/// Builds the wasm library `package` (file name `lib`) the way the site's plan worker is built:
+/// profile `wasm-worker` (opt-level 3, LTO) with the stable toolchain and its prebuilt std, which
+/// is faster here than std rebuilt for size. Returns the linked wasm, for wasm-bindgen. The wasm
+/// benchmark builds with it too, so it measures what the site's Monte Carlo runs.
+pub(crate) fn speed_build(target_dir: &Path, package: &str, lib: &str) -> Result<PathBuf> {
+    prereq::wasm_target()?;
+    run_cmd(cargo().args([
+        "build",
+        "--profile",
+        "wasm-worker",
+        "--package",
+        package,
+        "--lib",
+        "--target",
+        "wasm32-unknown-unknown",
+    ]))?;
+    Ok(target_dir.join(format!("wasm32-unknown-unknown/wasm-worker/{lib}.wasm")))
+}
+
 /// `cargo build ARGS` with `toolchain` (a nightly), std rebuilt for size and panics that trap at
-/// once: how the site's wasm is built, and the wasm benchmark with it.
-pub(crate) fn size_build(toolchain: &str, args: &[&str]) -> Command {
+/// once: how the page's own wasm is built.
+fn size_build(toolchain: &str, args: &[&str]) -> Command {
     let mut cmd = Command::new("rustup");
     cmd.args(["run", toolchain, "cargo"])
         .args(args)

@@ -1,0 +1,284 @@
+//! The plan the page shows, computed in a Web Worker so that typing never waits for it.
+//!
+//! The page's first plan is computed here, on the main thread, so the first render shows an
+//! answer. After every edit the scenario goes to `plan-worker.js` (the `gpufare-plan-worker` wasm,
+//! built for speed) as JSON and the plan comes back as JSON; while it is on its way the page keeps
+//! showing the previous plan, marked as pending. Edits made while the worker is busy are merged:
+//! only the newest scenario is sent next, and an answer for a scenario that has since changed is
+//! dropped. When the worker cannot start or fails, or cannot plan a scenario (an invalid one: the
+//! page then says why in the user's language), the page plans on the main thread, as before.
+
+use std::cell::RefCell;
+use std::rc::Rc;
+
+use gpufare_core::offers::default::default_catalog;
+use gpufare_core::plan::{PlanError, PlanResult};
+use gpufare_core::scenario::document::Scenario;
+use leptos::prelude::*;
+use wasm_bindgen::JsCast;
+use wasm_bindgen::prelude::{Closure, JsValue};
+
+/// A plan, or why there is none.
+pub type Planned = Result<PlanResult, PlanError>;
+
+/// Where the plan on screen was computed (`data-planner` on the page, for tests and curious users).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Engine {
+    /// On the page's main thread.
+    Page,
+    /// In the Web Worker.
+    Worker,
+}
+
+impl Engine {
+    /// The attribute value.
+    pub fn tag(self) -> &'static str {
+        match self {
+            Engine::Page => "page",
+            Engine::Worker => "worker",
+        }
+    }
+}
+
+/// The plan on screen and its state.
+#[derive(Clone, Copy)]
+pub struct Plan {
+    /// The plan shown: the current scenario's once `pending` is false.
+    pub result: ReadSignal<Planned>,
+    /// A newer scenario is being planned; `result` is the previous one's.
+    pub pending: ReadSignal<bool>,
+    /// Where `result` was computed.
+    pub engine: ReadSignal<Engine>,
+    scenario: RwSignal<Scenario>,
+}
+
+impl Plan {
+    /// The current scenario's plan, now: the one shown if it is current, otherwise computed on the
+    /// main thread (for an export the user clicked while a plan was on its way).
+    pub fn current(&self) -> Planned {
+        if self.pending.get_untracked() {
+            self.scenario.with_untracked(plan_here)
+        } else {
+            self.result.get_untracked()
+        }
+    }
+}
+
+fn plan_here(scenario: &Scenario) -> Planned {
+    scenario.plan(default_catalog())
+}
+
+/// The worker's state.
+enum Link {
+    /// Not started yet: it starts after the first render, so the first render loads nothing else.
+    NotYet,
+    /// Running.
+    Up(web_sys::Worker),
+    /// Failed, refused, or not available in this browser: the page plans by itself.
+    Gone,
+}
+
+/// What the page and the worker share: the worker, whether it is busy, the newest scenario not
+/// yet sent, and the number of the newest scenario.
+struct Channel {
+    link: Link,
+    busy: bool,
+    queued: Option<(u32, String)>,
+    newest: u32,
+}
+
+impl Channel {
+    /// Sends scenario `id`, or keeps it for when the worker is free. False if there is no worker.
+    fn ask(&mut self, id: u32, json: String) -> bool {
+        self.newest = id;
+        if self.busy {
+            self.queued = Some((id, json));
+            return true;
+        }
+        self.send(id, &json)
+    }
+
+    fn send(&mut self, id: u32, json: &str) -> bool {
+        let Link::Up(worker) = &self.link else {
+            return false;
+        };
+        let message = js_sys::Object::new();
+        let sent = js_sys::Reflect::set(&message, &"id".into(), &id.into())
+            .and_then(|_| js_sys::Reflect::set(&message, &"scenario".into(), &json.into()))
+            .and_then(|_| worker.post_message(&message));
+        self.busy = sent.is_ok();
+        if !self.busy {
+            self.stop();
+        }
+        self.busy
+    }
+
+    /// Gives the worker up: the page plans by itself from now on.
+    fn stop(&mut self) {
+        if let Link::Up(worker) = std::mem::replace(&mut self.link, Link::Gone) {
+            worker.terminate();
+        }
+        self.busy = false;
+        self.queued = None;
+    }
+
+    fn is_gone(&self) -> bool {
+        matches!(self.link, Link::Gone)
+    }
+}
+
+/// Reads the worker's answer. The plan's deserializer is large and only needed after the first
+/// edit, so it lives in a chunk fetched then (`None`: the answer could not be read).
+#[leptos::wasm_split::wasm_split(plan_answer, wasm_split_path = ::leptos::wasm_split, fallible)]
+fn read_plan(answer: String) -> Result<Option<PlanResult>, leptos::wasm_split::SplitLoaderError> {
+    Ok(serde_json::from_str(&answer).ok())
+}
+
+/// The plan of `scenario`, kept up to date as it changes.
+pub fn planner(scenario: RwSignal<Scenario>) -> Plan {
+    let result = RwSignal::new(scenario.with_untracked(plan_here));
+    let pending = RwSignal::new(false);
+    let engine = RwSignal::new(Engine::Page);
+    let channel = Rc::new(RefCell::new(Channel {
+        link: Link::NotYet,
+        busy: false,
+        queued: None,
+        newest: 0,
+    }));
+    let signals = Signals {
+        scenario,
+        result,
+        pending,
+        engine,
+    };
+
+    // After the first frame has been painted.
+    let later = Rc::clone(&channel);
+    request_animation_frame(move || {
+        set_timeout(move || start(&later, signals), std::time::Duration::ZERO);
+    });
+
+    Effect::new(move |asked: Option<u32>| {
+        let json = scenario.with(|s| serde_json::to_string(s).ok());
+        // The first run is the scenario planned above.
+        let Some(asked) = asked else {
+            return 0;
+        };
+        let id = asked + 1;
+        start(&channel, signals);
+        let sent = json.is_some_and(|json| channel.borrow_mut().ask(id, json));
+        if sent {
+            pending.set(true);
+        } else {
+            channel.borrow_mut().stop();
+            signals.plan_on_page();
+        }
+        id
+    });
+
+    Plan {
+        result: result.read_only(),
+        pending: pending.read_only(),
+        engine: engine.read_only(),
+        scenario,
+    }
+}
+
+/// The signals the worker's answers land in.
+#[derive(Clone, Copy)]
+struct Signals {
+    scenario: RwSignal<Scenario>,
+    result: RwSignal<Planned>,
+    pending: RwSignal<bool>,
+    engine: RwSignal<Engine>,
+}
+
+impl Signals {
+    /// The page's own plan of the newest scenario: after a failure, and when there is no worker.
+    fn plan_on_page(self) {
+        self.result.set(self.scenario.with_untracked(plan_here));
+        self.engine.set(Engine::Page);
+        self.pending.set(false);
+    }
+
+    /// The worker's answer for scenario `id` arrived (`None`: it could not plan it).
+    fn answered(self, channel: &Rc<RefCell<Channel>>, id: f64, answer: Option<String>) {
+        let mut ch = channel.borrow_mut();
+        ch.busy = false;
+        if let Some((next, json)) = ch.queued.take() {
+            ch.send(next, &json);
+        }
+        let newest = ch.newest;
+        let gone = ch.is_gone();
+        drop(ch);
+        if id != f64::from(newest) {
+            // A newer scenario is on its way; this answer is out of date. If the worker has gone
+            // meanwhile, nobody else will plan the newest one.
+            if gone {
+                self.plan_on_page();
+            }
+            return;
+        }
+        let Some(answer) = answer else {
+            self.plan_on_page();
+            return;
+        };
+        let channel = Rc::clone(channel);
+        leptos::task::spawn_local(async move {
+            let read = read_plan(answer).await.ok().flatten();
+            // Still the newest scenario's? Another edit may have come while reading.
+            if id != f64::from(channel.borrow().newest) {
+                return;
+            }
+            match read {
+                Some(plan) => {
+                    self.result.set(Ok(plan));
+                    self.engine.set(Engine::Worker);
+                    self.pending.set(false);
+                }
+                None => self.plan_on_page(),
+            }
+        });
+    }
+
+    /// The worker failed: the page plans by itself from now on.
+    fn failed(self, channel: &Rc<RefCell<Channel>>) {
+        channel.borrow_mut().stop();
+        if self.pending.get_untracked() {
+            self.plan_on_page();
+        }
+    }
+}
+
+/// Starts the worker, once, if the browser allows one.
+fn start(channel: &Rc<RefCell<Channel>>, signals: Signals) {
+    if !matches!(channel.borrow().link, Link::NotYet) {
+        return;
+    }
+    let options = web_sys::WorkerOptions::new();
+    options.set_type(web_sys::WorkerType::Module);
+    let Ok(worker) = web_sys::Worker::new_with_options("plan-worker.js", &options) else {
+        channel.borrow_mut().link = Link::Gone;
+        return;
+    };
+    let answers = Rc::clone(channel);
+    let on_message =
+        Closure::<dyn FnMut(web_sys::MessageEvent)>::new(move |event: web_sys::MessageEvent| {
+            let data = event.data();
+            let field = |name: &str| js_sys::Reflect::get(&data, &name.into()).ok();
+            if field("failed").is_some_and(|v| v.is_truthy()) {
+                signals.failed(&answers);
+                return;
+            }
+            let id = field("id").and_then(|v| v.as_f64()).unwrap_or(-1.0);
+            signals.answered(&answers, id, field("plan").and_then(|v| v.as_string()));
+        });
+    worker.set_onmessage(Some(on_message.as_ref().unchecked_ref()));
+    // The handlers live as long as the page.
+    on_message.forget();
+    let broken = Rc::clone(channel);
+    let on_error = Closure::<dyn FnMut(JsValue)>::new(move |_: JsValue| signals.failed(&broken));
+    worker.set_onerror(Some(on_error.as_ref().unchecked_ref()));
+    on_error.forget();
+    channel.borrow_mut().link = Link::Up(worker);
+}
