@@ -36,20 +36,23 @@ pub fn OffersTable(
     pick: RwSignal<Option<String>>,
 ) -> impl IntoView {
     let sort = RwSignal::new(SortKey::Price);
-    let edited: Memo<Catalog> =
-        Memo::new(move |_| scenario.with(|s| s.edits.apply(default_catalog())));
+    // Rebuilt only when the edits change, not on every keystroke in the task form.
+    let edits = Memo::new(move |_| scenario.with(|s| s.edits.clone()));
+    let edited: Memo<Catalog> = Memo::new(move |_| edits.with(|e| e.apply(default_catalog())));
     let rows = Memo::new(move |_| {
-        let s = scenario.get();
-        let mut offers: Vec<Offer> = edited
-            .get()
-            .offers
-            .into_iter()
-            .filter(|o| s.filter.matches(o))
-            .collect();
+        let mut offers: Vec<Offer> = edited.with(|c| {
+            scenario.with(|s| {
+                c.offers
+                    .iter()
+                    .filter(|o| s.filter.matches(o))
+                    .cloned()
+                    .collect()
+            })
+        });
         match sort.get() {
-            SortKey::Price => {
-                offers.sort_by_cached_key(|o| (s.price_per_gpu_hour(o), o.id.clone()))
-            }
+            SortKey::Price => scenario.with(|s| {
+                offers.sort_by_cached_key(|o| (s.price_per_gpu_hour(o), o.id.clone()));
+            }),
             SortKey::Provider => {
                 offers.sort_by(|a, b| a.provider.cmp(&b.provider).then(a.id.cmp(&b.id)))
             }
@@ -280,10 +283,11 @@ fn Filters(
 
 #[component]
 fn Discounts(lang: ReadSignal<Lang>, scenario: RwSignal<Scenario>) -> impl IntoView {
+    // As the offers table: rebuilt only when the edits change.
+    let edits = Memo::new(move |_| scenario.with(|s| s.edits.clone()));
     let providers = Memo::new(move |_| {
-        let mut p: Vec<String> = scenario.with(|s| {
-            s.edits
-                .apply(default_catalog())
+        let mut p: Vec<String> = edits.with(|e| {
+            e.apply(default_catalog())
                 .offers
                 .iter()
                 .map(|o| o.provider.clone())

@@ -211,10 +211,22 @@ impl Signals {
         let newest = ch.newest;
         let gone = ch.is_gone();
         drop(ch);
+        if id == f64::from(WARM_UP) {
+            // Read and dropped: this fetches the reader's chunk before the first edit needs it.
+            if let Some(answer) = answer {
+                leptos::task::spawn_local(async move {
+                    let _ = read_plan(answer).await;
+                });
+            }
+            if gone && self.pending.get_untracked() {
+                self.plan_on_page();
+            }
+            return;
+        }
         if id != f64::from(newest) {
             // A newer scenario is on its way; this answer is out of date. If the worker has gone
             // meanwhile, nobody else will plan the newest one.
-            if gone {
+            if gone && self.pending.get_untracked() {
                 self.plan_on_page();
             }
             return;
@@ -280,5 +292,18 @@ fn start(channel: &Rc<RefCell<Channel>>, signals: Signals) {
     let on_error = Closure::<dyn FnMut(JsValue)>::new(move |_: JsValue| signals.failed(&broken));
     worker.set_onerror(Some(on_error.as_ref().unchecked_ref()));
     on_error.forget();
-    channel.borrow_mut().link = Link::Up(worker);
+    let mut ch = channel.borrow_mut();
+    ch.link = Link::Up(worker);
+    // Warm the worker up with the scenario on screen (its answer is not shown: the page has that
+    // plan already), so the first edit does not also wait for the module to compile and for the
+    // answer's reader to be fetched.
+    if let Some(json) = signals
+        .scenario
+        .with_untracked(|s| serde_json::to_string(s).ok())
+    {
+        ch.send(WARM_UP, &json);
+    }
 }
+
+/// The number of the warm-up request; scenarios are numbered from 1.
+const WARM_UP: u32 = u32::MAX;
