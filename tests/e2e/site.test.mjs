@@ -209,8 +209,12 @@ test('malformed, foreign and newer-version files get a clear message', async (t)
 // ---- The site under bad input (issue 18, item 6) ----
 
 /** Every localStorage entry of the page, to compare before and after bad input. */
+/**
+ * What the page keeps in localStorage for the user, without `gpufare.mirrored` (the fragment the
+ * page last wrote into the URL: bookkeeping that follows the URL, not the user's data).
+ */
 function storage(page) {
-  return page.evaluate(() => Object.fromEntries(Object.keys(localStorage).sort().map((k) => [k, localStorage.getItem(k)])));
+  return page.evaluate(() => Object.fromEntries(Object.keys(localStorage).filter((k) => k !== 'gpufare.mirrored').sort().map((k) => [k, localStorage.getItem(k)])));
 }
 
 // Two quotes of the same GPU, monthly and by the hour, as a complete catalog CSV and JSON.
@@ -501,6 +505,26 @@ test('without its worker the page plans on its own and says nothing is wrong', a
   await totalChanged(again);
   assert.equal(await page.locator('#app').getAttribute('data-planner'), 'page');
   assert.deepEqual(errors, []);
+});
+
+test('the URL follows the scenario once typing pauses, and a reload straight after an edit keeps it', async (t) => {
+  const page = await openSite(t);
+  await page.waitForFunction(() => location.hash.startsWith('#s='));
+  const before = await page.evaluate(() => location.hash);
+  await page.fill('#work-hours', '77');
+  // Reloaded at once: the URL may still carry the fragment from before the edit.
+  await page.reload();
+  await page.locator('#recommended').waitFor();
+  assert.equal(await page.inputValue('#work-hours'), '77', 'the edit survived the reload');
+  await page.waitForFunction((b) => location.hash !== b && location.hash.startsWith('#s='), before);
+  // The fragment the page wrote is a share link of the scenario on screen.
+  const link = await page.evaluate(() => location.href);
+  const other = await (await browser.newContext({ locale: 'en-US' })).newPage();
+  t.after(() => other.context().close());
+  watch(t, other);
+  await other.goto(link);
+  await other.locator('#recommended').waitFor();
+  assert.equal(await other.inputValue('#work-hours'), '77');
 });
 
 test('a share link reproduces the exact numbers in a fresh browser profile', async (t) => {

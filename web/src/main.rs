@@ -39,7 +39,7 @@ fn App() -> impl IntoView {
     Effect::new(move |_| vocab::set_document_lang(lang.get()));
     let (initial, origin) = state::initial_scenario();
     let scenario = RwSignal::new(initial);
-    Effect::new(move |_| scenario.with(state::persist));
+    state::keep_saved(scenario);
     // Computed in a Web Worker after every edit; the page keeps the last plan until it arrives.
     let planned = planner::planner(scenario);
     let plan = planned.result;

@@ -4,9 +4,12 @@
 use gpufare_core::scenario::document::{Scenario, ScenarioError, parse_scenario};
 use gpufare_core::scenario::share::{decode_share, encode_share};
 use gpufare_core::task::presets::preset;
+use leptos::prelude::*;
 
 /// The localStorage key of the saved scenario.
 pub const STORAGE_KEY: &str = "gpufare.scenario";
+/// The localStorage key of the URL fragment this browser last wrote (without `#s=`).
+const MIRRORED_KEY: &str = "gpufare.mirrored";
 /// The preset a first visit starts from.
 pub const DEFAULT_PRESET: &str = "qlora_7b";
 
@@ -42,9 +45,7 @@ fn link_payload() -> Option<String> {
 
 /// The scenario saved in this browser, if there is one that can be read.
 fn saved_scenario() -> Option<Scenario> {
-    let text = window()
-        .and_then(|w| w.local_storage().ok().flatten())
-        .and_then(|s| s.get_item(STORAGE_KEY).ok().flatten())?;
+    let text = storage().and_then(|s| s.get_item(STORAGE_KEY).ok().flatten())?;
     parse_scenario(&text).ok()
 }
 
@@ -52,6 +53,14 @@ fn saved_scenario() -> Option<Scenario> {
 /// that cannot be read falls back to the saved copy, so opening it loses nothing.
 pub fn initial_scenario() -> (Scenario, Origin) {
     if let Some(payload) = link_payload() {
+        // The fragment this browser last wrote itself: the saved copy is as new or newer (it is
+        // saved at every edit, the URL only once typing pauses), so a quick reload loses nothing.
+        let own = storage()
+            .and_then(|s| s.get_item(MIRRORED_KEY).ok().flatten())
+            .is_some_and(|mirrored| mirrored == payload);
+        if own && let Some(s) = saved_scenario() {
+            return (s, Origin::Saved);
+        }
         return match decode_share(&payload) {
             Ok(s) => (s, Origin::Link),
             Err(e) => match saved_scenario() {
@@ -66,24 +75,77 @@ pub fn initial_scenario() -> (Scenario, Origin) {
     }
 }
 
-/// Saves the scenario to localStorage and mirrors it into the URL fragment (no navigation).
-pub fn persist(scenario: &Scenario) {
-    let Some(w) = window() else { return };
-    if let Ok(Some(storage)) = w.local_storage()
+/// How long typing must pause before the URL fragment follows the scenario.
+const MIRROR_AFTER: std::time::Duration = std::time::Duration::from_millis(300);
+
+/// Keeps the scenario saved: in localStorage at every edit, and mirrored into the URL fragment
+/// once typing pauses ([`MIRROR_AFTER`]). Rewriting the URL costs the browser several
+/// milliseconds, too much for every keystroke. A reload (or a restored tab) before the URL has
+/// caught up still finds the newest scenario: [`initial_scenario`] prefers the saved copy over
+/// the fragment this browser wrote last. A fragment the user navigated to meanwhile (a pasted
+/// link) is left alone.
+pub fn keep_saved(scenario: RwSignal<Scenario>) {
+    let timer = StoredValue::new(None::<TimeoutHandle>);
+    Effect::new(move |_| {
+        scenario.with(save);
+        if let Some(handle) = timer.get_value() {
+            handle.clear();
+        }
+        // Only this timer rewrites the fragment; if it changed before the timer ran, the user
+        // navigated (pasted a link) and the URL is theirs.
+        let seen = fragment();
+        let handle = set_timeout_with_handle(
+            move || {
+                timer.set_value(None);
+                if fragment() == seen {
+                    scenario.with_untracked(mirror);
+                }
+            },
+            MIRROR_AFTER,
+        );
+        timer.set_value(handle.ok());
+    });
+}
+
+/// The page's URL fragment, `#` included (empty when there is none).
+fn fragment() -> String {
+    window()
+        .and_then(|w| w.location().hash().ok())
+        .unwrap_or_default()
+}
+
+fn storage() -> Option<web_sys::Storage> {
+    window()?.local_storage().ok().flatten()
+}
+
+/// Saves the scenario to localStorage.
+fn save(scenario: &Scenario) {
+    if let Some(storage) = storage()
         && let Ok(text) = serde_json::to_string(scenario)
     {
         let _ = storage.set_item(STORAGE_KEY, &text);
     }
-    let url = share_url(scenario);
-    if let Ok(history) = w.history() {
-        let _ = history.replace_state_with_url(&wasm_bindgen::JsValue::NULL, "", Some(&url));
+}
+
+/// Mirrors the scenario into the URL fragment (no navigation), and remembers that fragment.
+fn mirror(scenario: &Scenario) {
+    let Some(w) = window() else { return };
+    let payload = encode_share(scenario);
+    let url = format!("{}#s={payload}", page_base());
+    if let Ok(history) = w.history()
+        && history
+            .replace_state_with_url(&wasm_bindgen::JsValue::NULL, "", Some(&url))
+            .is_ok()
+        && let Some(storage) = storage()
+    {
+        let _ = storage.set_item(MIRRORED_KEY, &payload);
     }
 }
 
-/// The link that reproduces this scenario exactly.
-pub fn share_url(scenario: &Scenario) -> String {
-    let location = window().map(|w| w.location());
-    let base = location
+/// The page's address without its fragment.
+fn page_base() -> String {
+    window()
+        .map(|w| w.location())
         .map(|l| {
             format!(
                 "{}{}",
@@ -91,13 +153,18 @@ pub fn share_url(scenario: &Scenario) -> String {
                 l.pathname().unwrap_or_default()
             )
         })
-        .unwrap_or_default();
-    format!("{base}#s={}", encode_share(scenario))
+        .unwrap_or_default()
+}
+
+/// The link that reproduces this scenario exactly.
+pub fn share_url(scenario: &Scenario) -> String {
+    format!("{}#s={}", page_base(), encode_share(scenario))
 }
 
 /// Forgets the saved scenario.
 pub fn clear_saved() {
-    if let Some(Ok(Some(storage))) = window().map(|w| w.local_storage()) {
+    if let Some(storage) = storage() {
         let _ = storage.remove_item(STORAGE_KEY);
+        let _ = storage.remove_item(MIRRORED_KEY);
     }
 }
