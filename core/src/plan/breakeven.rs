@@ -16,7 +16,7 @@ use crate::offers::billing::HOURS_PER_MONTH;
 use crate::offers::catalog::Catalog;
 use crate::offers::offer::Offer;
 use crate::plan::context::Context;
-use crate::plan::cost::evaluate;
+use crate::plan::cost::SweepOffer;
 use crate::plan::option::OptionResult;
 use crate::task::document::TaskProfile;
 
@@ -209,6 +209,57 @@ fn commitment(
     })
 }
 
+/// The lowest expected totals of the feasible shared and dedicated offers (in that order) at the
+/// task of `ctx`. Offers whose time model needs the integration over the slowdown (interruptible
+/// ones) come last, the lowest bound first, and are skipped when their lower bound
+/// ([`SweepOffer::total_at_least`]) is already above the lowest total of their kind: they cannot
+/// be the cheapest, and the lowest totals are the ones pricing every offer finds.
+fn cheapest_totals(ctx: &Context<'_>, swept: &[SweepOffer<'_, '_>]) -> [Option<Decimal>; 2] {
+    let mut best: [Option<Decimal>; 2] = [None, None];
+    let keep = |best: &mut [Option<Decimal>; 2], kind: usize, total: Decimal| {
+        if let Some(slot) = best.get_mut(kind) {
+            *slot = Some(slot.map_or(total, |b| b.min(total)));
+        }
+    };
+    let kind = |s: &SweepOffer<'_, '_>| if s.shared() { 0 } else { 1 };
+    let mut later = Vec::new();
+    for s in swept {
+        let (work, inputs) = s.inputs(ctx);
+        if inputs.interruptions_per_hour > 0.0 {
+            later.push((s.total_at_least(&inputs), s, work, inputs));
+        } else if let Some(total) = s.expected_total(ctx, &work, &inputs) {
+            keep(&mut best, kind(s), total);
+        }
+    }
+    // Unbounded offers first, then the lowest bounds.
+    later.sort_by(|a, b| match (&a.0, &b.0) {
+        (Some(x), Some(y)) => x.cmp(y),
+        (None, Some(_)) => std::cmp::Ordering::Less,
+        (Some(_), None) => std::cmp::Ordering::Greater,
+        (None, None) => std::cmp::Ordering::Equal,
+    });
+    for (bound, s, work, inputs) in later {
+        let k = kind(s);
+        let beaten = match (bound, best.get(k).copied().flatten()) {
+            (Some(bound), Some(best)) => bound > best,
+            _ => false,
+        };
+        if beaten {
+            debug_assert!(
+                s.expected_total(ctx, &work, &inputs)
+                    .is_none_or(|t| t >= bound.unwrap_or_default()),
+                "{}: the bound is above the total",
+                s.offer.id
+            );
+            continue;
+        }
+        if let Some(total) = s.expected_total(ctx, &work, &inputs) {
+            keep(&mut best, k, total);
+        }
+    }
+    best
+}
+
 fn run_length(
     ctx: &Context<'_>,
     task: &TaskProfile,
@@ -217,6 +268,13 @@ fn run_length(
     if task.service.is_some() || task.work_hours <= 0.0 {
         return None;
     }
+    // What does not depend on the work size, once per offer; offers that feasibility vetoes
+    // are left out (it does not read the work).
+    let swept: Vec<SweepOffer<'_, '_>> = catalog
+        .offers
+        .iter()
+        .filter_map(|o| SweepOffer::new(ctx, o))
+        .collect();
     // Each size of the sweep priced on its own (in parallel where the build allows).
     let points: Vec<Point> = parallel::map(&FACTORS, |factor| {
         let scaled = TaskProfile {
@@ -224,20 +282,8 @@ fn run_length(
             ..task.clone()
         };
         let scaled_ctx = Context::new(&scaled, ctx.settings);
-        let options: Vec<OptionResult> = catalog
-            .offers
-            .iter()
-            .map(|o| evaluate(&scaled_ctx, o, None))
-            .collect();
-        let best = |shared: bool| {
-            options
-                .iter()
-                .filter(|o| o.feasible && o.shared == shared)
-                .map(|o| o.costs.total_expected.amount)
-                .min()
-        };
-        match (best(true), best(false)) {
-            (Some(a), Some(b)) => Some(Point {
+        match cheapest_totals(&scaled_ctx, &swept) {
+            [Some(a), Some(b)] => Some(Point {
                 x: scaled.work_hours,
                 a: ctx.money(a),
                 b: ctx.money(b),
