@@ -19,7 +19,7 @@ use crate::hardware::gpu::find_gpu;
 use crate::numbers::money::dec;
 use crate::offers::billing::HOURS_PER_MONTH;
 use crate::offers::offer::{Offer, RegionClass};
-use crate::offers::rent::rent_in_offer_currency;
+use crate::offers::rent::{OfferRent, rent_in_offer_currency};
 use crate::offers::tenancy::{Slowdown, SlowdownSource};
 use crate::plan::context::{Context, round4};
 use crate::plan::feasibility::{self, Needs, fmt1};
@@ -437,6 +437,7 @@ pub(crate) struct ExpectedCosts {
 pub(crate) struct Pricer<'c, 'a> {
     ctx: &'c Context<'a>,
     offer: &'c Offer,
+    rent: OfferRent,
     discount: Decimal,
     /// Storage price per month for the task's data: price per GB-month x GB.
     storage_rate: Decimal,
@@ -453,6 +454,7 @@ impl<'c, 'a> Pricer<'c, 'a> {
         let mut pricer = Pricer {
             ctx,
             offer,
+            rent: OfferRent::of(offer),
             discount: ctx.discount(&offer.provider),
             storage_rate: offer.storage_per_gb_month * dec(task.storage_gb),
             egress: Money::zero(ctx.settings.currency),
@@ -492,9 +494,7 @@ impl<'c, 'a> Pricer<'c, 'a> {
     }
 
     fn rent_at(&self, inputs: &TimeInputs, fallback: Option<&Offer>, u: Usage) -> Decimal {
-        let offer = self.offer;
-        let own = self.price(rent_in_offer_currency(
-            offer,
+        let own = self.price(self.rent.rent(
             u.running,
             self.held(inputs, u.running, u.wall),
             inputs.runs,
