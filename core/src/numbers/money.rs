@@ -127,29 +127,35 @@ fn long_round(amount: Decimal, digits: u32) -> Decimal {
 
 /// [`long_round`] for the amounts pricing makes (thousands per plan), with the same result
 /// bit for bit: an amount already at `digits` places is kept as it is; a non-zero one with more
-/// places and a mantissa below 2^64 is divided once by the power of ten, a remainder of half or
-/// more rounding away from zero. `None` for the rest (zero, fewer places, wide mantissas).
+/// places has its mantissa divided once by the power of ten (in 64 bits where it fits), a
+/// remainder of half or more rounding away from zero. `None` for the rest (zero, fewer places).
 fn short_round(amount: Decimal, digits: u32) -> Option<Decimal> {
     let scale = amount.scale();
     if scale == digits {
         return Some(amount);
     }
-    let drop = scale.checked_sub(digits).filter(|d| (1..=19).contains(d))?;
-    let mantissa = u64::try_from(amount.mantissa().unsigned_abs()).ok()?;
+    let drop = scale.checked_sub(digits).filter(|d| *d >= 1)?;
+    let mantissa = amount.mantissa().unsigned_abs();
     if mantissa == 0 {
         return None;
     }
-    let power = 10u64.pow(drop);
-    let (mut q, r) = (mantissa / power, mantissa % power);
-    if r >= power / 2 {
-        q += 1;
-    }
-    // Low and middle 32-bit words of the quotient (below 2^64 / 10).
-    let (lo, mid) = (q as u32, (q >> 32) as u32);
+    // Below 2^96, and the quotient below 2^96 / 10: it fits the three 32-bit words.
+    let q = match u64::try_from(mantissa) {
+        Ok(m) if drop <= 19 => {
+            let power = 10u64.pow(drop);
+            let (q, r) = (m / power, m % power);
+            u128::from(q + u64::from(r >= power / 2))
+        }
+        _ => {
+            let power = 10u128.pow(drop);
+            let (q, r) = (mantissa / power, mantissa % power);
+            q + u128::from(r >= power / 2)
+        }
+    };
     Some(Decimal::from_parts(
-        lo,
-        mid,
-        0,
+        q as u32,
+        (q >> 32) as u32,
+        (q >> 64) as u32,
         amount.is_sign_negative(),
         digits,
     ))
@@ -200,6 +206,10 @@ pub fn group_thousands(plain: &str) -> String {
 /// huge values and near-midpoints take the exact path. Pricing converts hours this way many
 /// thousands of times per plan; a unit test checks both paths agree bit for bit.
 pub fn dec(x: f64) -> Decimal {
+    // Positive zero (a deadline met, a subscription's disk): what the exact path gives.
+    if x.to_bits() == 0 {
+        return Decimal::ZERO;
+    }
     if !x.is_finite() {
         return Decimal::from(1_000_000_000i64);
     }
