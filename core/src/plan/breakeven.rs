@@ -210,54 +210,50 @@ fn commitment(
 }
 
 /// The lowest expected totals of the feasible shared and dedicated offers (in that order) at the
-/// task of `ctx`. Offers whose time model needs the integration over the slowdown (interruptible
-/// ones) come last, the lowest bound first, and are skipped when their lower bound
-/// ([`SweepOffer::total_at_least`]) is already above the lowest total of their kind: they cannot
-/// be the cheapest, and the lowest totals are the ones pricing every offer finds.
+/// task of `ctx`. Offers are priced from the lowest lower bound ([`SweepOffer::total_at_least`],
+/// a few float operations) up, those without a bound first, and one whose bound is already above
+/// the lowest total of its kind is skipped: it cannot be the cheapest, so the lowest totals are
+/// the ones pricing every offer finds.
 fn cheapest_totals(ctx: &Context<'_>, swept: &[SweepOffer<'_, '_>]) -> [Option<Decimal>; 2] {
-    let mut best: [Option<Decimal>; 2] = [None, None];
-    let keep = |best: &mut [Option<Decimal>; 2], kind: usize, total: Decimal| {
-        if let Some(slot) = best.get_mut(kind) {
-            *slot = Some(slot.map_or(total, |b| b.min(total)));
-        }
-    };
-    let kind = |s: &SweepOffer<'_, '_>| if s.shared() { 0 } else { 1 };
-    let mut later = Vec::new();
-    for s in swept {
-        let (work, inputs) = s.inputs(ctx);
-        if inputs.interruptions_per_hour > 0.0 {
-            later.push((s.total_at_least(&inputs), s, work, inputs));
-        } else if let Some(total) = s.expected_total(ctx, &work, &inputs) {
-            keep(&mut best, kind(s), total);
-        }
-    }
-    // Unbounded offers first, then the lowest bounds.
-    later.sort_by(|a, b| match (&a.0, &b.0) {
-        (Some(x), Some(y)) => x.cmp(y),
+    let mut order: Vec<_> = swept
+        .iter()
+        .map(|s| {
+            let (work, inputs) = s.inputs(ctx);
+            (s.total_at_least(&inputs), s, work, inputs)
+        })
+        .collect();
+    order.sort_by(|a, b| match (a.0, b.0) {
+        (Some(x), Some(y)) => x.total_cmp(&y),
         (None, Some(_)) => std::cmp::Ordering::Less,
         (Some(_), None) => std::cmp::Ordering::Greater,
         (None, None) => std::cmp::Ordering::Equal,
     });
-    for (bound, s, work, inputs) in later {
-        let k = kind(s);
-        let beaten = match (bound, best.get(k).copied().flatten()) {
-            (Some(bound), Some(best)) => bound > best,
+    // The lowest totals of each kind, exact and as a float.
+    let mut best: [Option<(Decimal, f64)>; 2] = [None, None];
+    for (bound, s, work, inputs) in order {
+        let kind = usize::from(!s.shared());
+        let lowest = best.get(kind).copied().flatten();
+        let beaten = match (bound, lowest) {
+            (Some(bound), Some((_, lowest))) => bound > lowest * (1.0 + 1e-9) + 1e-6,
             _ => false,
         };
         if beaten {
             debug_assert!(
                 s.expected_total(ctx, &work, &inputs)
-                    .is_none_or(|t| t >= bound.unwrap_or_default()),
+                    .is_none_or(|t| f64::try_from(t).is_ok_and(|t| t >= bound.unwrap_or(0.0))),
                 "{}: the bound is above the total",
                 s.offer.id
             );
             continue;
         }
-        if let Some(total) = s.expected_total(ctx, &work, &inputs) {
-            keep(&mut best, k, total);
+        if let Some(total) = s.expected_total(ctx, &work, &inputs)
+            && let Some(slot) = best.get_mut(kind)
+            && slot.is_none_or(|(b, _)| total < b)
+        {
+            *slot = Some((total, f64::try_from(total).unwrap_or(f64::INFINITY)));
         }
     }
-    best
+    best.map(|b| b.map(|(total, _)| total))
 }
 
 fn run_length(

@@ -19,7 +19,7 @@ use crate::hardware::gpu::find_gpu;
 use crate::numbers::money::dec;
 use crate::offers::billing::HOURS_PER_MONTH;
 use crate::offers::offer::{Offer, RegionClass};
-use crate::offers::rent::{OfferRent, rent_in_offer_currency};
+use crate::offers::rent::{OfferRent, rent_in_offer_currency, term_hours, term_price};
 use crate::offers::tenancy::{Slowdown, SlowdownSource};
 use crate::plan::context::{Context, round4};
 use crate::plan::feasibility::{self, Needs, fmt1};
@@ -593,9 +593,21 @@ pub(crate) struct SweepOffer<'c, 'a> {
     pub offer: &'c Offer,
     speed: f64,
     pricer: Pricer<'c, 'a>,
-    /// Whether every amount a total adds grows with the hours (prices, rates, discounts, the
-    /// value of time and the penalty are not negative), so that fewer hours bound it below.
-    monotone: bool,
+    /// The rates of the lower bound, when every amount a total adds grows with the hours
+    /// (prices, rates, discounts, the value of time and the penalty are not negative).
+    bound: Option<Bound>,
+}
+
+/// The rates of [`SweepOffer::total_at_least`], in the output currency, as floats.
+struct Bound {
+    /// Price per hour (metered) or per term.
+    rent_rate: f64,
+    /// The term of a subscription, hours.
+    term_hours: Option<f64>,
+    /// Storage of the task's data per month.
+    storage_rate: f64,
+    value_of_time: f64,
+    egress: f64,
 }
 
 /// Hours below which a lower bound is used: far below the decimal sentinel of non-finite hours.
@@ -621,11 +633,29 @@ impl<'c, 'a> SweepOffer<'c, 'a> {
             && task.deadline_penalty.is_none_or(not_negative);
         let pricer = Pricer::new(ctx, offer);
         let monotone = monotone && not_negative(pricer.discount) && !pricer.discount.is_zero();
+        let float = |d: Decimal| f64::try_from(d).ok().filter(|x| x.is_finite() && *x >= 0.0);
+        let bound = (monotone && task.service.is_none())
+            .then(|| {
+                let term = term_hours(offer);
+                let rent = if term.is_some() {
+                    term_price(offer)
+                } else {
+                    offer.price
+                };
+                Some(Bound {
+                    rent_rate: float(pricer.price(rent))?,
+                    term_hours: term,
+                    storage_rate: float(pricer.price(pricer.storage_rate))?,
+                    value_of_time: float(pricer.value_of_time.unwrap_or_default())?,
+                    egress: float(pricer.egress.amount)?,
+                })
+            })
+            .flatten();
         Some(SweepOffer {
             offer,
             speed: speed_on(ctx, offer),
             pricer,
-            monotone,
+            bound,
         })
     }
 
@@ -671,27 +701,38 @@ impl<'c, 'a> SweepOffer<'c, 'a> {
         Some(costs.total_expected.amount)
     }
 
-    /// A total that [`SweepOffer::expected_total`] never goes below, found without the time
-    /// model's integration: the money of the runs without any interruption or penalty (running
-    /// hours are at least the work times the mean slowdown, less a margin far beyond the
-    /// integration's error; wall-clock hours at least those plus the queue). `None` when no
-    /// bound is known.
-    pub(crate) fn total_at_least(&self, inputs: &TimeInputs) -> Option<Decimal> {
+    /// A number that [`SweepOffer::expected_total`] never goes below, found in floats without
+    /// the time model: the money of the runs without any interruption or penalty. Running hours
+    /// are at least the work times the mean slowdown (less a margin far beyond the slowdown
+    /// integration's error), wall-clock hours at least those plus the queue; rent is at least
+    /// the hourly price times the hours (metered) or one term per started term (subscriptions),
+    /// storage at least its months, time at least its hours, each less what decimal rounding
+    /// can take off, and the float arithmetic has a margin of its own. `None` when no bound is
+    /// known.
+    pub(crate) fn total_at_least(&self, inputs: &TimeInputs) -> Option<f64> {
+        let b = self.bound.as_ref()?;
         let runs = f64::from(inputs.runs);
         let running = runs * inputs.run_hours * inputs.slowdown.mean() * 0.999;
         let queue = inputs.queue_mean_hours * if inputs.queue_every_run { runs } else { 1.0 };
         let wall = queue + running;
         let usable = |h: f64| h.is_finite() && (0.0..BOUNDED_HOURS).contains(&h);
-        if !(self.monotone && usable(running) && usable(queue) && usable(wall)) {
+        if !(usable(running) && usable(queue) && usable(wall)) {
             return None;
         }
-        let usage = Usage {
-            running,
-            wall,
-            fallback: 0.0,
+        // Hours lost to rounding to 6 decimals, at most.
+        let slack = 1e-6;
+        let rent = match b.term_hours {
+            None => b.rent_rate * (running / runs.max(1.0) - slack).max(0.0) * runs.max(1.0),
+            Some(term) => {
+                let held = (wall - queue - slack).max(0.0);
+                b.rent_rate * (held / term).max(1.0)
+            }
         };
-        let costs = self.pricer.expected(inputs, None, usage, None);
-        Some(costs.total_expected.amount)
+        let months = (wall / HOURS_PER_MONTH).max(self.pricer.ctx.task.storage_months);
+        let storage = b.storage_rate * (months - slack).max(0.0);
+        let time = b.value_of_time * (wall - slack).max(0.0);
+        // Five amounts and the total rounded to cents, each by at most half a cent.
+        Some((b.egress + rent + storage + time) * (1.0 - 1e-9) - 0.03)
     }
 
     /// Whether the offer is shared.
