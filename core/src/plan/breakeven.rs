@@ -215,38 +215,32 @@ fn commitment(
 /// the lowest total of its kind is skipped: it cannot be the cheapest, so the lowest totals are
 /// the ones pricing every offer finds.
 fn cheapest_totals(ctx: &Context<'_>, swept: &[SweepOffer<'_, '_>]) -> [Option<Decimal>; 2] {
-    let mut order: Vec<_> = swept
+    let priced: Vec<_> = swept.iter().map(|s| (s, s.inputs(ctx))).collect();
+    // Lower bounds (none: minus infinity, never beaten), lowest first.
+    let mut order: Vec<(f64, usize)> = priced
         .iter()
-        .map(|s| {
-            let (work, inputs) = s.inputs(ctx);
-            (s.total_at_least(&inputs), s, work, inputs)
-        })
+        .enumerate()
+        .map(|(i, (s, (_, inputs)))| (s.total_at_least(inputs).unwrap_or(f64::NEG_INFINITY), i))
         .collect();
-    order.sort_by(|a, b| match (a.0, b.0) {
-        (Some(x), Some(y)) => x.total_cmp(&y),
-        (None, Some(_)) => std::cmp::Ordering::Less,
-        (Some(_), None) => std::cmp::Ordering::Greater,
-        (None, None) => std::cmp::Ordering::Equal,
-    });
+    order.sort_unstable_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
     // The lowest totals of each kind, exact and as a float.
     let mut best: [Option<(Decimal, f64)>; 2] = [None, None];
-    for (bound, s, work, inputs) in order {
+    for (bound, i) in order {
+        let Some((s, (work, inputs))) = priced.get(i) else {
+            continue;
+        };
         let kind = usize::from(!s.shared());
         let lowest = best.get(kind).copied().flatten();
-        let beaten = match (bound, lowest) {
-            (Some(bound), Some((_, lowest))) => bound > lowest * (1.0 + 1e-9) + 1e-6,
-            _ => false,
-        };
-        if beaten {
+        if lowest.is_some_and(|(_, lowest)| bound > lowest * (1.0 + 1e-9) + 1e-6) {
             debug_assert!(
-                s.expected_total(ctx, &work, &inputs)
-                    .is_none_or(|t| f64::try_from(t).is_ok_and(|t| t >= bound.unwrap_or(0.0))),
+                s.expected_total(ctx, work, inputs)
+                    .is_none_or(|t| f64::try_from(t).is_ok_and(|t| t >= bound)),
                 "{}: the bound is above the total",
                 s.offer.id
             );
             continue;
         }
-        if let Some(total) = s.expected_total(ctx, &work, &inputs)
+        if let Some(total) = s.expected_total(ctx, work, inputs)
             && let Some(slot) = best.get_mut(kind)
             && slot.is_none_or(|(b, _)| total < b)
         {

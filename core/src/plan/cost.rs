@@ -28,8 +28,8 @@ use crate::plan::option::{Costs, OptionResult};
 use crate::plan::performance::{MULTI_GPU_EFFICIENCY, speed_ratio};
 use crate::plan::reason::{Reason, RuleId};
 use crate::plan::time::{
-    Draws, Expectation, Simulation, TimeInputs, Walked, expect, notice_saves, simulate,
-    simulate_rules,
+    Draws, Expectation, Simulation, TimeInputs, Walked, expect, notice_saves,
+    simulate_rules_expecting,
 };
 use crate::task::document::{LatencyTarget, TaskKind};
 
@@ -228,7 +228,7 @@ pub fn time_on(
     // The distribution is only needed where the offer is still in the running.
     let (p50, p90, running_p90, miss, sim, walked) = match draws {
         Some(d) if reasons.is_empty() => {
-            let (sim, walked) = simulate_with_policies(ctx, offer, &inputs, d);
+            let (sim, walked) = simulate_with_policies(ctx, offer, &inputs, &expected, d);
             let (p50, (p90, running_p90)) = sim.p50_p90();
             let miss = task.deadline_hours.map(|h| sim.share_over(h));
             (p50, p90, running_p90, miss, Some(sim), walked)
@@ -317,16 +317,36 @@ fn simulate_with_policies(
     ctx: &Context<'_>,
     offer: &Offer,
     inputs: &TimeInputs,
+    expected: &Expectation,
     draws: &Draws,
 ) -> (Simulation, Option<Walked>) {
     let seed = ctx.settings.seed;
     let Some(walk) = ctx.walk_for(offer) else {
-        return (simulate(inputs, draws, seed, &offer.id), None);
+        let staying = simulate_rules_expecting(
+            inputs,
+            Some(expected),
+            draws,
+            seed,
+            &offer.id,
+            &[Rule::Stay],
+            None,
+        )
+        .pop()
+        .unwrap_or_default();
+        return (staying, None);
     };
     let mut rules = vec![Rule::Stay];
     rules.extend(walk.rules.iter().copied());
-    let mut sims =
-        simulate_rules(inputs, draws, seed, &offer.id, &rules, Some(&walk.fallback)).into_iter();
+    let mut sims = simulate_rules_expecting(
+        inputs,
+        Some(expected),
+        draws,
+        seed,
+        &offer.id,
+        &rules,
+        Some(&walk.fallback),
+    )
+    .into_iter();
     let staying = sims.next().unwrap_or_default();
     let walked = Walked {
         fallback: walk.fallback,

@@ -603,6 +603,20 @@ pub fn simulate_rules(
     rules: &[Rule],
     fallback: Option<&FallbackPlan>,
 ) -> Vec<Simulation> {
+    simulate_rules_expecting(inputs, None, draws, seed, label, rules, fallback)
+}
+
+/// [`simulate_rules`] with the closed-form expectation of `inputs` already worked out (the
+/// shortcut for staying reads it), so that it is not integrated again.
+pub(crate) fn simulate_rules_expecting(
+    inputs: &TimeInputs,
+    expected: Option<&Expectation>,
+    draws: &Draws,
+    seed: u64,
+    label: &str,
+    rules: &[Rule],
+    fallback: Option<&FallbackPlan>,
+) -> Vec<Simulation> {
     let scale = f64::from(inputs.runs) / draws.runs as f64;
     let key = Stream::key(seed, label);
     let stays = |rule: &Rule| *rule == Rule::Stay || fallback.is_none();
@@ -611,7 +625,7 @@ pub fn simulate_rules(
     let shortcut = rules
         .iter()
         .any(stays)
-        .then(|| staying_shortcut(inputs, draws, scale))
+        .then(|| staying_shortcut(inputs, expected, draws, scale))
         .flatten();
     let walks_staying = rules.iter().any(stays) && shortcut.is_none();
     let mut walked: Vec<Rule> = rules
@@ -643,7 +657,12 @@ pub fn simulate_rules(
 /// Staying on the offer without walking the trials: never interrupted (queue and work), or
 /// through so many preemptions that each trial is priced at its expectation (see
 /// [`FLUID_PREEMPTIONS`]). `None` when the trials must be walked.
-fn staying_shortcut(inputs: &TimeInputs, draws: &Draws, scale: f64) -> Option<Simulation> {
+fn staying_shortcut(
+    inputs: &TimeInputs,
+    expected: Option<&Expectation>,
+    draws: &Draws,
+    scale: f64,
+) -> Option<Simulation> {
     let factors = draws.factors(inputs.slowdown.sigma());
     if inputs.interruptions_per_hour <= 0.0 && inputs.start_available == 0.0 {
         let mut sim = Simulation::with_capacity(draws.trials);
@@ -670,7 +689,7 @@ fn staying_shortcut(inputs: &TimeInputs, draws: &Draws, scale: f64) -> Option<Si
         }
         return Some(sim);
     }
-    let e = expect(inputs);
+    let e = expected.copied().unwrap_or_else(|| expect(inputs));
     let per_job = e.interruptions / f64::from(inputs.runs.max(1)) * draws.runs as f64;
     if e.never_finishes || per_job > FLUID_PREEMPTIONS {
         let mut sim = Simulation::with_capacity(draws.trials);
