@@ -125,13 +125,19 @@ pub fn parse_decimal(text: &str, max: Decimal) -> Result<Decimal, InputError> {
 
 /// Checks a decimal against `0..=max`.
 pub fn check_range(value: Decimal, max: Decimal) -> Result<Decimal, InputError> {
+    check_bounds(value, max)?;
+    Ok(value.normalize())
+}
+
+/// The checks of [`check_range`] without the normalised value.
+pub fn check_bounds(value: Decimal, max: Decimal) -> Result<(), InputError> {
     if value.is_sign_negative() && !value.is_zero() {
         return Err(InputError::Negative);
     }
     if value > max {
         return Err(InputError::TooLarge { max });
     }
-    Ok(value.normalize())
+    Ok(())
 }
 
 /// Converts a float (from JSON or a number field) to a decimal in `0..=max`.

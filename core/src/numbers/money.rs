@@ -94,12 +94,8 @@ impl Money {
 
     /// The amount rounded half away from zero to the currency's minor unit (what a bill shows).
     pub fn rounded(&self) -> Decimal {
-        let mut r = self.amount.round_dp_with_strategy(
-            self.currency.minor_digits(),
-            RoundingStrategy::MidpointAwayFromZero,
-        );
-        r.rescale(self.currency.minor_digits());
-        r
+        let digits = self.currency.minor_digits();
+        short_round(self.amount, digits).unwrap_or_else(|| long_round(self.amount, digits))
     }
 
     /// An amount rounded to the minor unit of `currency`: a figure as a bill or budget shows it.
@@ -120,6 +116,49 @@ impl Money {
             self.currency.code()
         )
     }
+}
+
+/// [`Money::rounded`] the general way: `rust_decimal`'s rounding, then the scale set to `digits`.
+fn long_round(amount: Decimal, digits: u32) -> Decimal {
+    let mut r = amount.round_dp_with_strategy(digits, RoundingStrategy::MidpointAwayFromZero);
+    r.rescale(digits);
+    r
+}
+
+/// [`long_round`] for the amounts pricing makes (thousands per plan), with the same result
+/// bit for bit: an amount already at `digits` places is kept as it is; a non-zero one with more
+/// places has its mantissa divided once by the power of ten (in 64 bits where it fits), a
+/// remainder of half or more rounding away from zero. `None` for the rest (zero, fewer places).
+fn short_round(amount: Decimal, digits: u32) -> Option<Decimal> {
+    let scale = amount.scale();
+    if scale == digits {
+        return Some(amount);
+    }
+    let drop = scale.checked_sub(digits).filter(|d| *d >= 1)?;
+    let mantissa = amount.mantissa().unsigned_abs();
+    if mantissa == 0 {
+        return None;
+    }
+    // Below 2^96, and the quotient below 2^96 / 10: it fits the three 32-bit words.
+    let q = match u64::try_from(mantissa) {
+        Ok(m) if drop <= 19 => {
+            let power = 10u64.pow(drop);
+            let (q, r) = (m / power, m % power);
+            u128::from(q + u64::from(r >= power / 2))
+        }
+        _ => {
+            let power = 10u128.pow(drop);
+            let (q, r) = (mantissa / power, mantissa % power);
+            q + u128::from(r >= power / 2)
+        }
+    };
+    Some(Decimal::from_parts(
+        q as u32,
+        (q >> 32) as u32,
+        (q >> 64) as u32,
+        amount.is_sign_negative(),
+        digits,
+    ))
 }
 
 /// Converts an exact amount from one currency to another at `cny_per_usd` yuan per US dollar.
@@ -167,6 +206,10 @@ pub fn group_thousands(plain: &str) -> String {
 /// huge values and near-midpoints take the exact path. Pricing converts hours this way many
 /// thousands of times per plan; a unit test checks both paths agree bit for bit.
 pub fn dec(x: f64) -> Decimal {
+    // Positive zero (a deadline met, a subscription's disk): what the exact path gives.
+    if x.to_bits() == 0 {
+        return Decimal::ZERO;
+    }
     if !x.is_finite() {
         return Decimal::from(1_000_000_000i64);
     }
@@ -237,6 +280,76 @@ mod tests {
             same(x);
         }
     }
+    #[test]
+    fn the_short_rounding_to_cents_matches_the_general_one_bit_for_bit() {
+        let same = |x: Decimal| {
+            for digits in [0, 2, 4] {
+                let (a, b) = (
+                    Money::new(x, Currency::Usd).rounded(),
+                    long_round(x, digits),
+                );
+                let a = if digits == 2 {
+                    a
+                } else {
+                    short_round(x, digits).unwrap_or(b)
+                };
+                assert_eq!(
+                    (a.serialize(), a.scale()),
+                    (b.serialize(), b.scale()),
+                    "{x} to {digits}: {a} vs {b}"
+                );
+            }
+        };
+        let mut state = 0x9e37_79b9_7f4a_7c15_u64;
+        let mut next = || {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            state
+        };
+        for i in 0..200_000u32 {
+            let (a, b) = (next(), next());
+            let scale = (a % 29) as u32;
+            // Mantissas of every width: small, near 2^64, and 96-bit.
+            let lo = b as u32;
+            let mid = match i % 4 {
+                0 => 0,
+                1 => (b >> 32) as u32,
+                2 => u32::MAX,
+                _ => (a >> 40) as u32,
+            };
+            let hi = if i % 7 == 0 { (a >> 8) as u32 } else { 0 };
+            let negative = a & (1 << 62) != 0;
+            same(Decimal::from_parts(lo, mid, hi, negative, scale));
+            // Exact midpoints and their neighbours at every drop of places.
+            let drop = 1 + (a % 19) as u32;
+            if drop + 2 <= 28 {
+                let p = 10u64.pow(drop);
+                let base = (b % (u64::MAX / p / 2).max(1)) * p;
+                for m in [
+                    base + p / 2 - 1,
+                    base + p / 2,
+                    base + p / 2 + 1,
+                    base,
+                    base + p - 1,
+                ] {
+                    let d = Decimal::from_parts(m as u32, (m >> 32) as u32, 0, negative, drop + 2);
+                    same(d);
+                }
+            }
+        }
+        for x in [
+            Decimal::ZERO,
+            Decimal::from_parts(0, 0, 0, true, 5),
+            Decimal::from_parts(5, 0, 0, true, 3),
+            Decimal::from_parts(u32::MAX, u32::MAX, 0, false, 21),
+            Decimal::MAX,
+            Decimal::MIN,
+        ] {
+            same(x);
+        }
+    }
+
     use std::str::FromStr;
 
     fn d(s: &str) -> Decimal {

@@ -10,11 +10,13 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use thiserror::Error;
 
-use crate::numbers::input::{InputError, check_range, parse_decimal};
+use crate::numbers::input::{InputError, check_bounds, check_range, parse_decimal};
 use crate::numbers::money::{Currency, Money};
 
 /// The longest run gpufare prices: 100,000 hours (about 11.4 years). Anything beyond is a typo.
 pub const MAX_RUN_HOURS: Decimal = Decimal::from_parts(100_000, 0, 0, false, 0);
+/// The longest minimum billed time accepted, in seconds (`MAX_MINIMUM_MINUTES` x 60).
+const MAX_MINIMUM_SECONDS: Decimal = Decimal::from_parts(31_536_000, 0, 0, false, 0);
 /// The highest hourly price accepted: 1,000,000 per hour in either currency.
 pub const MAX_PRICE_PER_HOUR: Decimal = Decimal::from_parts(1_000_000, 0, 0, false, 0);
 /// The longest minimum billed time accepted, in minutes (one year of 8,760 hours).
@@ -139,14 +141,13 @@ pub fn parse_run_hours(text: &str) -> Result<Decimal, BillingError> {
 /// then rounded up to the granularity; rent = price per hour x billed seconds / 3600, exact.
 /// A run of zero length bills nothing (the instance never ran).
 pub fn pay_as_you_go_rent(hours: Decimal, plan: &PayAsYouGo) -> Result<RentQuote, BillingError> {
-    let hours = check_range(hours, MAX_RUN_HOURS).map_err(BillingError::Hours)?;
+    check_bounds(hours, MAX_RUN_HOURS).map_err(BillingError::Hours)?;
     let price =
         check_range(plan.price_per_hour.amount, MAX_PRICE_PER_HOUR).map_err(BillingError::Price)?;
-    let max_minimum_seconds = MAX_MINIMUM_MINUTES * Decimal::from(60);
-    check_range(Decimal::from(plan.minimum_seconds), max_minimum_seconds)
+    check_range(Decimal::from(plan.minimum_seconds), MAX_MINIMUM_SECONDS)
         .map_err(BillingError::Minimum)?;
 
-    let run_seconds = ceil_to_u64(hours * Decimal::from(SECONDS_PER_HOUR));
+    let run_seconds = run_seconds(hours);
     let billed_seconds = if run_seconds == 0 {
         0
     } else {
@@ -236,6 +237,20 @@ pub fn seconds_as_hours(seconds: u64) -> Decimal {
         .normalize()
 }
 
+/// Running time of `hours` (range-checked) rounded up to whole seconds. For a mantissa below
+/// 2^64 (every run length pricing makes) the product with 3600 is exact in a decimal, so its
+/// ceiling is the integer ceiling of mantissa x 3600 / 10^scale, found without decimals; other
+/// values take the decimal product.
+fn run_seconds(hours: Decimal) -> u64 {
+    let mantissa = hours.mantissa();
+    if let Ok(m) = u64::try_from(mantissa) {
+        let power = 10u128.pow(hours.scale());
+        let seconds = (u128::from(m) * u128::from(SECONDS_PER_HOUR)).div_ceil(power);
+        return u64::try_from(seconds).unwrap_or(u64::MAX);
+    }
+    ceil_to_u64(hours.normalize() * Decimal::from(SECONDS_PER_HOUR))
+}
+
 /// Rounds a non-negative decimal up to a whole number. Inputs are range-checked, so it fits.
 fn ceil_to_u64(value: Decimal) -> u64 {
     let ceiled = value.ceil();
@@ -286,6 +301,29 @@ mod tests {
 
     fn d(s: &str) -> Decimal {
         Decimal::from_str(s).unwrap()
+    }
+
+    #[test]
+    fn run_seconds_match_the_decimal_ceiling() {
+        assert_eq!(MAX_MINIMUM_SECONDS, MAX_MINIMUM_MINUTES * Decimal::from(60));
+        let mut state = 0x2545_f491_4f6c_dd1d_u64;
+        for i in 0..100_000u32 {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            let scale = i % 29;
+            let m = state >> (i % 64);
+            for hours in [
+                Decimal::from_parts(m as u32, (m >> 32) as u32, 0, false, scale),
+                Decimal::from_parts(m as u32, (m >> 32) as u32, (i % 3) * 7, false, scale),
+            ] {
+                if hours > MAX_RUN_HOURS {
+                    continue;
+                }
+                let exact = ceil_to_u64(hours.normalize() * Decimal::from(SECONDS_PER_HOUR));
+                assert_eq!(run_seconds(hours), exact, "{hours}");
+            }
+        }
     }
 
     fn plan(price: &str, g: Granularity, min_s: u64) -> PayAsYouGo {

@@ -48,30 +48,65 @@ pub fn rent_in_offer_currency(
     held_hours: f64,
     runs: u32,
 ) -> Decimal {
-    match term_hours(offer) {
-        None => {
-            let per_run = running_hours / f64::from(runs.max(1));
-            let hours = dec(per_run);
-            let plan = PayAsYouGo {
+    OfferRent::of(offer).rent(running_hours, held_hours, runs)
+}
+
+/// What [`rent_in_offer_currency`] reads of an offer, worked out once for pricing it many times:
+/// the term, and the pay-as-you-go plan of a metered offer or the term's price of a subscription.
+#[derive(Debug, Clone, Copy)]
+pub struct OfferRent {
+    price: Decimal,
+    billing: Billing,
+}
+
+#[derive(Debug, Clone, Copy)]
+enum Billing {
+    Metered(PayAsYouGo),
+    Term { hours: f64, price: Decimal },
+}
+
+impl OfferRent {
+    /// Prepares the rent of `offer`.
+    pub fn of(offer: &Offer) -> OfferRent {
+        let billing = match term_hours(offer) {
+            None => Billing::Metered(PayAsYouGo {
                 price_per_hour: Money::new(offer.price, offer.currency),
                 granularity: offer.granularity.unwrap_or(Granularity::Second),
                 minimum_seconds: offer
                     .minimum_minutes
                     .map(|m| u64::try_from((m * Decimal::from(60)).ceil()).unwrap_or(0))
                     .unwrap_or(0),
-            };
-            let one = if hours <= MAX_RUN_HOURS {
-                pay_as_you_go_rent(hours, &plan)
-                    .map(|q| q.rent.amount)
-                    .unwrap_or(offer.price * hours)
-            } else {
-                offer.price * hours
-            };
-            one * Decimal::from(runs.max(1))
+            }),
+            Some(hours) => Billing::Term {
+                hours,
+                price: term_price(offer),
+            },
+        };
+        OfferRent {
+            price: offer.price,
+            billing,
         }
-        Some(term) => {
-            let terms = libm::ceil(held_hours / term).max(1.0);
-            term_price(offer) * dec(terms)
+    }
+
+    /// [`rent_in_offer_currency`] for the prepared offer.
+    pub fn rent(&self, running_hours: f64, held_hours: f64, runs: u32) -> Decimal {
+        match &self.billing {
+            Billing::Metered(plan) => {
+                let per_run = running_hours / f64::from(runs.max(1));
+                let hours = dec(per_run);
+                let one = if hours <= MAX_RUN_HOURS {
+                    pay_as_you_go_rent(hours, plan)
+                        .map(|q| q.rent.amount)
+                        .unwrap_or_else(|_| self.price * hours)
+                } else {
+                    self.price * hours
+                };
+                one * Decimal::from(runs.max(1))
+            }
+            Billing::Term { hours: term, price } => {
+                let terms = libm::ceil(held_hours / term).max(1.0);
+                *price * dec(terms)
+            }
         }
     }
 }

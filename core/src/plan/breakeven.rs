@@ -16,7 +16,7 @@ use crate::offers::billing::HOURS_PER_MONTH;
 use crate::offers::catalog::Catalog;
 use crate::offers::offer::Offer;
 use crate::plan::context::Context;
-use crate::plan::cost::evaluate;
+use crate::plan::cost::SweepOffer;
 use crate::plan::option::OptionResult;
 use crate::task::document::TaskProfile;
 
@@ -209,6 +209,47 @@ fn commitment(
     })
 }
 
+/// The lowest expected totals of the feasible shared and dedicated offers (in that order) at the
+/// task of `ctx`. Offers are priced from the lowest lower bound ([`SweepOffer::total_at_least`],
+/// a few float operations) up, those without a bound first, and one whose bound is already above
+/// the lowest total of its kind is skipped: it cannot be the cheapest, so the lowest totals are
+/// the ones pricing every offer finds.
+fn cheapest_totals(ctx: &Context<'_>, swept: &[SweepOffer<'_, '_>]) -> [Option<Decimal>; 2] {
+    let priced: Vec<_> = swept.iter().map(|s| (s, s.inputs(ctx))).collect();
+    // Lower bounds (none: minus infinity, never beaten), lowest first.
+    let mut order: Vec<(f64, usize)> = priced
+        .iter()
+        .enumerate()
+        .map(|(i, (s, (_, inputs)))| (s.total_at_least(inputs).unwrap_or(f64::NEG_INFINITY), i))
+        .collect();
+    order.sort_unstable_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
+    // The lowest totals of each kind, exact and as a float.
+    let mut best: [Option<(Decimal, f64)>; 2] = [None, None];
+    for (bound, i) in order {
+        let Some((s, (work, inputs))) = priced.get(i) else {
+            continue;
+        };
+        let kind = usize::from(!s.shared());
+        let lowest = best.get(kind).copied().flatten();
+        if lowest.is_some_and(|(_, lowest)| bound > lowest * (1.0 + 1e-9) + 1e-6) {
+            debug_assert!(
+                s.expected_total(ctx, work, inputs)
+                    .is_none_or(|t| f64::try_from(t).is_ok_and(|t| t >= bound)),
+                "{}: the bound is above the total",
+                s.offer.id
+            );
+            continue;
+        }
+        if let Some(total) = s.expected_total(ctx, work, inputs)
+            && let Some(slot) = best.get_mut(kind)
+            && slot.is_none_or(|(b, _)| total < b)
+        {
+            *slot = Some((total, f64::try_from(total).unwrap_or(f64::INFINITY)));
+        }
+    }
+    best.map(|b| b.map(|(total, _)| total))
+}
+
 fn run_length(
     ctx: &Context<'_>,
     task: &TaskProfile,
@@ -217,6 +258,13 @@ fn run_length(
     if task.service.is_some() || task.work_hours <= 0.0 {
         return None;
     }
+    // What does not depend on the work size, once per offer; offers that feasibility vetoes
+    // are left out (it does not read the work).
+    let swept: Vec<SweepOffer<'_, '_>> = catalog
+        .offers
+        .iter()
+        .filter_map(|o| SweepOffer::new(ctx, o))
+        .collect();
     // Each size of the sweep priced on its own (in parallel where the build allows).
     let points: Vec<Point> = parallel::map(&FACTORS, |factor| {
         let scaled = TaskProfile {
@@ -224,20 +272,8 @@ fn run_length(
             ..task.clone()
         };
         let scaled_ctx = Context::new(&scaled, ctx.settings);
-        let options: Vec<OptionResult> = catalog
-            .offers
-            .iter()
-            .map(|o| evaluate(&scaled_ctx, o, None))
-            .collect();
-        let best = |shared: bool| {
-            options
-                .iter()
-                .filter(|o| o.feasible && o.shared == shared)
-                .map(|o| o.costs.total_expected.amount)
-                .min()
-        };
-        match (best(true), best(false)) {
-            (Some(a), Some(b)) => Some(Point {
+        match cheapest_totals(&scaled_ctx, &swept) {
+            [Some(a), Some(b)] => Some(Point {
                 x: scaled.work_hours,
                 a: ctx.money(a),
                 b: ctx.money(b),

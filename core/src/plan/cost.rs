@@ -13,11 +13,13 @@
 
 use rust_decimal::Decimal;
 
+use crate::numbers::money::Money;
+
 use crate::hardware::gpu::find_gpu;
 use crate::numbers::money::dec;
 use crate::offers::billing::HOURS_PER_MONTH;
 use crate::offers::offer::{Offer, RegionClass};
-use crate::offers::rent::rent_in_offer_currency;
+use crate::offers::rent::{OfferRent, rent_in_offer_currency, term_hours, term_price};
 use crate::offers::tenancy::{Slowdown, SlowdownSource};
 use crate::plan::context::{Context, round4};
 use crate::plan::feasibility::{self, Needs, fmt1};
@@ -26,10 +28,10 @@ use crate::plan::option::{Costs, OptionResult};
 use crate::plan::performance::{MULTI_GPU_EFFICIENCY, speed_ratio};
 use crate::plan::reason::{Reason, RuleId};
 use crate::plan::time::{
-    Draws, Expectation, Simulation, TimeInputs, Walked, expect, notice_saves, simulate,
-    simulate_rules,
+    Draws, Expectation, Simulation, TimeInputs, Walked, expect, notice_saves,
+    simulate_rules_expecting,
 };
-use crate::task::document::TaskKind;
+use crate::task::document::{LatencyTarget, TaskKind};
 
 /// Prices `offer` for the context's task. With `draws`, the P50/P90 and deadline figures come
 /// from the Monte Carlo; without, they equal the expectation (used for break-even sweeps).
@@ -120,11 +122,21 @@ pub struct Work {
 /// long as the slower of the two), downloads come before it; without measured rates IO is
 /// assumed never to hold a run back. Flags a run the disk bounds.
 pub fn work_on(ctx: &Context<'_>, offer: &Offer, flags: &mut Vec<Reason>) -> Work {
-    let task = ctx.task;
-    let speed = match (ctx.reference, find_gpu(&offer.gpu)) {
-        (Some(r), Some(g)) => speed_ratio(r, g, task.bound),
+    work_at_speed(ctx, offer, speed_on(ctx, offer), flags)
+}
+
+/// The speed of `offer`'s GPU relative to the reference GPU for the task's kind of work (1 when
+/// either is unknown); it does not depend on the amount of work.
+fn speed_on(ctx: &Context<'_>, offer: &Offer) -> f64 {
+    match (ctx.reference, find_gpu(&offer.gpu)) {
+        (Some(r), Some(g)) => speed_ratio(r, g, ctx.task.bound),
         _ => 1.0,
-    };
+    }
+}
+
+/// [`work_on`] with the speed already known.
+fn work_at_speed(ctx: &Context<'_>, offer: &Offer, speed: f64, flags: &mut Vec<Reason>) -> Work {
+    let task = ctx.task;
     let used = if task.scales_across_gpus {
         offer.gpu_count
     } else {
@@ -216,7 +228,7 @@ pub fn time_on(
     // The distribution is only needed where the offer is still in the running.
     let (p50, p90, running_p90, miss, sim, walked) = match draws {
         Some(d) if reasons.is_empty() => {
-            let (sim, walked) = simulate_with_policies(ctx, offer, &inputs, d);
+            let (sim, walked) = simulate_with_policies(ctx, offer, &inputs, &expected, d);
             let (p50, (p90, running_p90)) = sim.p50_p90();
             let miss = task.deadline_hours.map(|h| sim.share_over(h));
             (p50, p90, running_p90, miss, Some(sim), walked)
@@ -235,8 +247,7 @@ pub fn time_on(
         }
     };
     if let Some(deadline) = task.deadline_hours
-        && task.deadline_hard
-        && p90 > deadline
+        && misses_hard_deadline(ctx, p90)
     {
         reasons.push(
             Reason::new(RuleId::DeadlineP90Missed)
@@ -245,10 +256,9 @@ pub fn time_on(
         );
     }
 
-    let latency_p99_ms = match (task.kind, task.latency) {
-        (TaskKind::Inference, Some(l)) => {
-            let p99 = l.base_ms / (work.speed * offer.gpu_fraction) * work.slowdown.p99
-                + offer.region.rtt_ms;
+    let latency_p99_ms = match latency_target(ctx) {
+        Some(l) => {
+            let p99 = latency_p99(offer, work, &l);
             if p99 > l.p99_ms {
                 reasons.push(
                     Reason::new(RuleId::LatencySloMissed)
@@ -281,22 +291,62 @@ pub fn time_on(
     }
 }
 
+/// Whether a P90 of `p90` hours misses the task's hard deadline (a veto).
+fn misses_hard_deadline(ctx: &Context<'_>, p90: f64) -> bool {
+    let task = ctx.task;
+    task.deadline_hours
+        .is_some_and(|d| task.deadline_hard && p90 > d)
+}
+
+/// The latency target an inference task must meet, if any.
+fn latency_target(ctx: &Context<'_>) -> Option<LatencyTarget> {
+    match (ctx.task.kind, ctx.task.latency) {
+        (TaskKind::Inference, Some(l)) => Some(l),
+        _ => None,
+    }
+}
+
+/// P99 latency on `offer`, the round trip included, ms.
+fn latency_p99(offer: &Offer, work: &Work, l: &LatencyTarget) -> f64 {
+    l.base_ms / (work.speed * offer.gpu_fraction) * work.slowdown.p99 + offer.region.rtt_ms
+}
+
 /// Staying on `offer`, simulated; with the policies the context prepared for it walked in the
 /// same pass (they meet the same preemptions until they move).
 fn simulate_with_policies(
     ctx: &Context<'_>,
     offer: &Offer,
     inputs: &TimeInputs,
+    expected: &Expectation,
     draws: &Draws,
 ) -> (Simulation, Option<Walked>) {
     let seed = ctx.settings.seed;
     let Some(walk) = ctx.walk_for(offer) else {
-        return (simulate(inputs, draws, seed, &offer.id), None);
+        let staying = simulate_rules_expecting(
+            inputs,
+            Some(expected),
+            draws,
+            seed,
+            &offer.id,
+            &[Rule::Stay],
+            None,
+        )
+        .pop()
+        .unwrap_or_default();
+        return (staying, None);
     };
     let mut rules = vec![Rule::Stay];
     rules.extend(walk.rules.iter().copied());
-    let mut sims =
-        simulate_rules(inputs, draws, seed, &offer.id, &rules, Some(&walk.fallback)).into_iter();
+    let mut sims = simulate_rules_expecting(
+        inputs,
+        Some(expected),
+        draws,
+        seed,
+        &offer.id,
+        &rules,
+        Some(&walk.fallback),
+    )
+    .into_iter();
     let staying = sims.next().unwrap_or_default();
     let walked = Walked {
         fallback: walk.fallback,
@@ -375,89 +425,338 @@ pub fn money_for(
     at_p90: Usage,
     miss: Option<f64>,
 ) -> Costs {
-    let task = ctx.task;
-    let service = task.service;
-    let held = |running: f64, wall: f64| match service {
-        Some(s) => s.months * HOURS_PER_MONTH,
-        None if offer.billing_mode.is_metered() => running,
-        None => {
-            wall - if inputs.queue_every_run {
-                0.0
-            } else {
-                inputs.queue_mean_hours.min(wall)
+    let pricer = Pricer::new(ctx, offer);
+    let e = pricer.expected(inputs, fallback, expected, miss);
+    let total_p90 = pricer.total_p90(inputs, fallback, at_p90);
+    Costs {
+        rent: e.rent,
+        storage: e.storage,
+        egress: e.egress,
+        time_cost: e.time_cost,
+        risk_cost: e.risk_cost,
+        total_expected: e.total_expected,
+        total_p90,
+    }
+}
+
+/// The expected side of [`Costs`].
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(crate) struct ExpectedCosts {
+    pub rent: Money,
+    pub storage: Money,
+    pub egress: Money,
+    pub time_cost: Money,
+    pub risk_cost: Money,
+    pub total_expected: Money,
+}
+
+/// The money of one offer for the context's task, with what does not depend on the hours worked
+/// out once: the provider discount, the storage rate for the task's data, the egress, and the
+/// task's value of time and deadline penalty in the output currency. Every figure comes from the
+/// same operations on the same values as when each was worked out where it is used.
+pub(crate) struct Pricer<'c, 'a> {
+    ctx: &'c Context<'a>,
+    offer: &'c Offer,
+    rent: OfferRent,
+    discount: Decimal,
+    /// Storage price per month for the task's data: price per GB-month x GB.
+    storage_rate: Decimal,
+    egress: Money,
+    /// The value of an hour in the output currency (none for a service, whose time costs nothing).
+    value_of_time: Option<Decimal>,
+    penalty: Decimal,
+}
+
+impl<'c, 'a> Pricer<'c, 'a> {
+    /// Prepares the money of `offer`.
+    pub(crate) fn new(ctx: &'c Context<'a>, offer: &'c Offer) -> Pricer<'c, 'a> {
+        let task = ctx.task;
+        let mut pricer = Pricer {
+            ctx,
+            offer,
+            rent: OfferRent::of(offer),
+            discount: ctx.discount(&offer.provider),
+            storage_rate: offer.storage_per_gb_month * dec(task.storage_gb),
+            egress: Money::zero(ctx.settings.currency),
+            value_of_time: task
+                .service
+                .is_none()
+                .then(|| ctx.task_money(task.value_of_time_per_hour)),
+            penalty: task
+                .deadline_penalty
+                .map(|p| ctx.task_money(p))
+                .unwrap_or_default(),
+        };
+        pricer.egress = ctx.money(pricer.price(offer.egress_per_gb * dec(task.egress_gb)));
+        pricer
+    }
+
+    /// An amount of the offer's own money in the output currency, with the provider discount.
+    fn price(&self, amount: Decimal) -> Decimal {
+        self.ctx
+            .convert(amount * self.discount, self.offer.currency)
+    }
+
+    /// Hours the machine is held: a service's months, the running hours on a metered offer,
+    /// else the wall-clock hours after a queue wait taken once.
+    fn held(&self, inputs: &TimeInputs, running: f64, wall: f64) -> f64 {
+        match self.ctx.task.service {
+            Some(s) => s.months * HOURS_PER_MONTH,
+            None if self.offer.billing_mode.is_metered() => running,
+            None => {
+                wall - if inputs.queue_every_run {
+                    0.0
+                } else {
+                    inputs.queue_mean_hours.min(wall)
+                }
             }
         }
-    };
-    let price = |amount: Decimal| ctx.offer_money(offer, amount);
-    let rent_at = |u: Usage| {
-        let own = price(rent_in_offer_currency(
-            offer,
+    }
+
+    fn rent_at(&self, inputs: &TimeInputs, fallback: Option<&Offer>, u: Usage) -> Decimal {
+        let own = self.price(self.rent.rent(
             u.running,
-            held(u.running, u.wall),
+            self.held(inputs, u.running, u.wall),
             inputs.runs,
         ));
         let moved = match fallback {
-            Some(f) if u.fallback > 0.0 => {
-                ctx.offer_money(f, rent_in_offer_currency(f, u.fallback, u.fallback, 1))
-            }
+            Some(f) if u.fallback > 0.0 => self
+                .ctx
+                .offer_money(f, rent_in_offer_currency(f, u.fallback, u.fallback, 1)),
             _ => Decimal::ZERO,
         };
         own + moved
-    };
-    let storage_at = |wall: f64| {
+    }
+
+    fn storage_at(&self, wall: f64) -> Decimal {
+        let task = self.ctx.task;
+        let service = task.service;
         let months = match service {
             Some(s) => s.months.max(task.storage_months),
             None => (wall / HOURS_PER_MONTH).max(task.storage_months),
         };
         let disk_months = match service {
             Some(s) => s.months,
-            None if offer.billing_mode.is_metered() => wall / HOURS_PER_MONTH,
+            None if self.offer.billing_mode.is_metered() => wall / HOURS_PER_MONTH,
             None => 0.0,
         };
-        price(
-            offer.storage_per_gb_month * dec(task.storage_gb) * dec(months)
-                + offer.system_disk_per_month * dec(disk_months),
+        self.price(
+            self.storage_rate * dec(months) + self.offer.system_disk_per_month * dec(disk_months),
         )
-    };
-    let time_at = |wall: f64| {
-        if service.is_some() {
-            Decimal::ZERO
-        } else {
-            ctx.task_money(task.value_of_time_per_hour) * dec(wall)
-        }
-    };
-    let penalty = task
-        .deadline_penalty
-        .map(|p| ctx.task_money(p))
-        .unwrap_or_default();
+    }
 
-    let wall_expected = expected.wall;
-    let rent = ctx.money(rent_at(expected));
-    let storage = ctx.money(storage_at(wall_expected));
-    let egress = ctx.money(price(offer.egress_per_gb * dec(task.egress_gb)));
-    let time_cost = ctx.money(time_at(wall_expected));
-    let risk_cost = ctx.money(penalty * dec(miss.unwrap_or(0.0)));
-    let total_expected = ctx
-        .money(rent.amount + storage.amount + egress.amount + time_cost.amount + risk_cost.amount);
-    let missed_at_p90 = task.deadline_hours.is_some_and(|d| at_p90.wall > d);
-    let total_p90 = ctx.money(
-        ctx.money(rent_at(at_p90)).amount
-            + ctx.money(storage_at(at_p90.wall)).amount
-            + egress.amount
-            + ctx.money(time_at(at_p90.wall)).amount
-            + if missed_at_p90 {
-                ctx.money(penalty).amount
-            } else {
-                Decimal::ZERO
-            },
-    );
-    Costs {
-        rent,
-        storage,
-        egress,
-        time_cost,
-        risk_cost,
-        total_expected,
-        total_p90,
+    fn time_at(&self, wall: f64) -> Decimal {
+        match self.value_of_time {
+            Some(v) => v * dec(wall),
+            None => Decimal::ZERO,
+        }
+    }
+
+    /// The expected money: rent, storage, egress, time and risk, each rounded, and their total.
+    pub(crate) fn expected(
+        &self,
+        inputs: &TimeInputs,
+        fallback: Option<&Offer>,
+        expected: Usage,
+        miss: Option<f64>,
+    ) -> ExpectedCosts {
+        let ctx = self.ctx;
+        let wall_expected = expected.wall;
+        let rent = ctx.money(self.rent_at(inputs, fallback, expected));
+        let storage = ctx.money(self.storage_at(wall_expected));
+        let egress = self.egress;
+        let time_cost = ctx.money(self.time_at(wall_expected));
+        let risk_cost = ctx.money(self.penalty * dec(miss.unwrap_or(0.0)));
+        let total_expected = ctx.money(
+            rent.amount + storage.amount + egress.amount + time_cost.amount + risk_cost.amount,
+        );
+        ExpectedCosts {
+            rent,
+            storage,
+            egress,
+            time_cost,
+            risk_cost,
+            total_expected,
+        }
+    }
+
+    /// The total of the P90 trial: its rent, storage and time, the egress, and the penalty when
+    /// it misses the deadline.
+    pub(crate) fn total_p90(
+        &self,
+        inputs: &TimeInputs,
+        fallback: Option<&Offer>,
+        at_p90: Usage,
+    ) -> Money {
+        let ctx = self.ctx;
+        let missed_at_p90 = ctx.task.deadline_hours.is_some_and(|d| at_p90.wall > d);
+        ctx.money(
+            ctx.money(self.rent_at(inputs, fallback, at_p90)).amount
+                + ctx.money(self.storage_at(at_p90.wall)).amount
+                + self.egress.amount
+                + ctx.money(self.time_at(at_p90.wall)).amount
+                + if missed_at_p90 {
+                    ctx.money(self.penalty).amount
+                } else {
+                    Decimal::ZERO
+                },
+        )
+    }
+}
+
+/// One offer prepared for the break-even sweep, which prices it for the same task at many work
+/// sizes: the feasibility check (it does not read the work), the GPU's speed and the money's
+/// fixed parts are found once. [`SweepOffer::expected_total`] is what [`evaluate`] without draws
+/// finds for the total and the verdict, reached by the same operations on the same values.
+pub(crate) struct SweepOffer<'c, 'a> {
+    /// The offer.
+    pub offer: &'c Offer,
+    speed: f64,
+    pricer: Pricer<'c, 'a>,
+    /// The rates of the lower bound, when every amount a total adds grows with the hours
+    /// (prices, rates, discounts, the value of time and the penalty are not negative).
+    bound: Option<Bound>,
+}
+
+/// The rates of [`SweepOffer::total_at_least`], in the output currency, as floats.
+struct Bound {
+    /// Price per hour (metered) or per term.
+    rent_rate: f64,
+    /// The term of a subscription, hours.
+    term_hours: Option<f64>,
+    /// Storage of the task's data per month.
+    storage_rate: f64,
+    value_of_time: f64,
+    egress: f64,
+}
+
+/// Hours below which a lower bound is used: far below the decimal sentinel of non-finite hours.
+const BOUNDED_HOURS: f64 = 1e8;
+
+impl<'c, 'a> SweepOffer<'c, 'a> {
+    /// Prepares `offer` for the context's task, or `None` when feasibility vetoes it (at every
+    /// work size).
+    pub(crate) fn new(ctx: &'c Context<'a>, offer: &'c Offer) -> Option<SweepOffer<'c, 'a>> {
+        if !feasibility::check(&Needs::of(ctx.task), offer).is_feasible() {
+            return None;
+        }
+        let task = ctx.task;
+        let not_negative = |d: Decimal| !d.is_sign_negative() || d.is_zero();
+        let monotone = not_negative(offer.price)
+            && offer.upfront.is_none_or(not_negative)
+            && not_negative(offer.storage_per_gb_month)
+            && not_negative(offer.system_disk_per_month)
+            && task.storage_gb >= 0.0
+            && not_negative(ctx.settings.cny_per_usd)
+            && !ctx.settings.cny_per_usd.is_zero()
+            && not_negative(task.value_of_time_per_hour)
+            && task.deadline_penalty.is_none_or(not_negative);
+        let pricer = Pricer::new(ctx, offer);
+        let monotone = monotone && not_negative(pricer.discount) && !pricer.discount.is_zero();
+        let float = |d: Decimal| f64::try_from(d).ok().filter(|x| x.is_finite() && *x >= 0.0);
+        let bound = (monotone && task.service.is_none())
+            .then(|| {
+                let term = term_hours(offer);
+                let rent = if term.is_some() {
+                    term_price(offer)
+                } else {
+                    offer.price
+                };
+                Some(Bound {
+                    rent_rate: float(pricer.price(rent))?,
+                    term_hours: term,
+                    storage_rate: float(pricer.price(pricer.storage_rate))?,
+                    value_of_time: float(pricer.value_of_time.unwrap_or_default())?,
+                    egress: float(pricer.egress.amount)?,
+                })
+            })
+            .flatten();
+        Some(SweepOffer {
+            offer,
+            speed: speed_on(ctx, offer),
+            pricer,
+            bound,
+        })
+    }
+
+    /// The work and the time model's inputs at the task of `ctx` (the sweep's task at one size:
+    /// no traces, no service).
+    pub(crate) fn inputs(&self, ctx: &Context<'_>) -> (Work, TimeInputs) {
+        let work = work_at_speed(ctx, self.offer, self.speed, &mut Vec::new());
+        let inputs = time_inputs(ctx, self.offer, &work);
+        (work, inputs)
+    }
+
+    /// The expected total at the task of `ctx`, `None` when a veto that depends on time applies
+    /// (never finishing, a hard deadline, a latency target): as [`evaluate`] without draws.
+    pub(crate) fn expected_total(
+        &self,
+        ctx: &Context<'_>,
+        work: &Work,
+        inputs: &TimeInputs,
+    ) -> Option<Decimal> {
+        let expected = expect(inputs);
+        if expected.never_finishes {
+            return None;
+        }
+        let wall = expected.wall_hours();
+        if misses_hard_deadline(ctx, wall) {
+            return None;
+        }
+        if let Some(l) = latency_target(ctx)
+            && latency_p99(self.offer, work, &l) > l.p99_ms
+        {
+            return None;
+        }
+        let miss = ctx
+            .task
+            .deadline_hours
+            .map(|h| if wall > h { 1.0 } else { 0.0 });
+        let usage = Usage {
+            running: expected.running_hours,
+            wall,
+            fallback: 0.0,
+        };
+        let costs = self.pricer.expected(inputs, None, usage, miss);
+        Some(costs.total_expected.amount)
+    }
+
+    /// A number that [`SweepOffer::expected_total`] never goes below, found in floats without
+    /// the time model: the money of the runs without any interruption or penalty. Running hours
+    /// are at least the work times the mean slowdown (less a margin far beyond the slowdown
+    /// integration's error), wall-clock hours at least those plus the queue; rent is at least
+    /// the hourly price times the hours (metered) or one term per started term (subscriptions),
+    /// storage at least its months, time at least its hours, each less what decimal rounding
+    /// can take off, and the float arithmetic has a margin of its own. `None` when no bound is
+    /// known.
+    pub(crate) fn total_at_least(&self, inputs: &TimeInputs) -> Option<f64> {
+        let b = self.bound.as_ref()?;
+        let runs = f64::from(inputs.runs);
+        let running = runs * inputs.run_hours * inputs.slowdown.mean() * 0.999;
+        let queue = inputs.queue_mean_hours * if inputs.queue_every_run { runs } else { 1.0 };
+        let wall = queue + running;
+        let usable = |h: f64| h.is_finite() && (0.0..BOUNDED_HOURS).contains(&h);
+        if !(usable(running) && usable(queue) && usable(wall)) {
+            return None;
+        }
+        // Hours lost to rounding to 6 decimals, at most.
+        let slack = 1e-6;
+        let rent = match b.term_hours {
+            None => b.rent_rate * (running / runs.max(1.0) - slack).max(0.0) * runs.max(1.0),
+            Some(term) => {
+                let held = (wall - queue - slack).max(0.0);
+                b.rent_rate * (held / term).max(1.0)
+            }
+        };
+        let months = (wall / HOURS_PER_MONTH).max(self.pricer.ctx.task.storage_months);
+        let storage = b.storage_rate * (months - slack).max(0.0);
+        let time = b.value_of_time * (wall - slack).max(0.0);
+        // Five amounts and the total rounded to cents, each by at most half a cent.
+        Some((b.egress + rent + storage + time) * (1.0 - 1e-9) - 0.03)
+    }
+
+    /// Whether the offer is shared.
+    pub(crate) fn shared(&self) -> bool {
+        self.offer.tenancy.is_shared()
     }
 }

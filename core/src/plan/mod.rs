@@ -128,11 +128,17 @@ pub fn plan_with_traces(
             return None;
         };
         let mut option = option.clone();
-        let twin = fallback_for(&ctx, offer).and_then(|f| {
-            let j = catalog.offers.iter().position(|o| o.id == f.id)?;
-            let (option, _, time) = parts.get(j)?;
-            Some((f, option, time))
-        });
+        // Only an interruptible offer prices policies that move (add_risk leaves the others).
+        let interruptible =
+            time.inputs.interruptions_per_hour > 0.0 || ctx.trace_for(offer).is_some();
+        let twin = interruptible
+            .then(|| fallback_for(&ctx, offer))
+            .flatten()
+            .and_then(|f| {
+                let j = catalog.offers.iter().position(|o| o.id == f.id)?;
+                let (option, _, time) = parts.get(j)?;
+                Some((f, option, time))
+            });
         add_risk(&ctx, offer, &mut option, time, &draws, twin);
         Some(option)
     })

@@ -22,7 +22,7 @@
 //! (P50/P90, deadline misses) comes from a seeded Monte Carlo of the same model, event by event,
 //! through the state machine in `plan::job` that the trace replay uses too.
 
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, OnceLock};
 
 use crate::numbers::parallel;
 use crate::numbers::rng::Stream;
@@ -196,6 +196,71 @@ impl Segments {
     }
 }
 
+/// Intervals of the trapezoid rule over z in [-7, 7].
+const STEPS: usize = 168;
+
+/// Nodes of the trapezoid rule.
+const POINTS: usize = STEPS + 1;
+
+/// The trapezoid's weights (end points halved, times the normal density's kernel), the same for
+/// every integration: computed once, by the same operations the integration did per node.
+fn weights() -> &'static [f64; POINTS] {
+    static WEIGHTS: OnceLock<[f64; POINTS]> = OnceLock::new();
+    WEIGHTS.get_or_init(|| {
+        let mut w = [0.0; POINTS];
+        for (i, w) in w.iter_mut().enumerate() {
+            let z = node(i);
+            *w = if i == 0 || i == STEPS { 0.5 } else { 1.0 } * libm::exp(-z * z / 2.0);
+        }
+        w
+    })
+}
+
+/// The lower end of the integration over z.
+const LO: f64 = -7.0;
+
+/// The upper end of the integration over z.
+const HI: f64 = 7.0;
+
+/// The trapezoid's step in z.
+fn step() -> f64 {
+    (HI - LO) / STEPS as f64
+}
+
+/// The trapezoid's z at node `i`.
+fn node(i: usize) -> f64 {
+    LO + step() * i as f64
+}
+
+/// Distinct slowdown spreads whose multipliers are kept (the tenancy defaults and a few
+/// measured ones); others are computed for each integration.
+const KEPT_SPREADS: usize = 32;
+
+/// The slowdown multiplier `exp(sigma z)` at every node, for one sigma: the same values for
+/// every integration with that spread (one per tenancy in the default catalog), so computed
+/// once and kept, keyed by sigma's bits.
+fn growth(sigma: f64) -> Arc<[f64; POINTS]> {
+    static KEPT: Mutex<Vec<(u64, Arc<[f64; POINTS]>)>> = Mutex::new(Vec::new());
+    let key = sigma.to_bits();
+    if let Ok(kept) = KEPT.lock()
+        && let Some((_, g)) = kept.iter().find(|(k, _)| *k == key)
+    {
+        return Arc::clone(g);
+    }
+    let mut g = [0.0; POINTS];
+    for (i, g) in g.iter_mut().enumerate() {
+        *g = libm::exp(sigma * node(i));
+    }
+    let g = Arc::new(g);
+    if let Ok(mut kept) = KEPT.lock()
+        && kept.len() < KEPT_SPREADS
+        && !kept.iter().any(|(k, _)| *k == key)
+    {
+        kept.push((key, Arc::clone(&g)));
+    }
+    g
+}
+
 /// The closed-form expectation, integrating over the log-normal slowdown numerically
 /// (trapezoid rule over z in [-7, 7], which holds all but 3e-12 of the mass).
 pub fn expect(inputs: &TimeInputs) -> Expectation {
@@ -208,16 +273,13 @@ pub fn expect(inputs: &TimeInputs) -> Expectation {
         run_with_interruptions(inputs.run_hours * inputs.slowdown.median, inputs)
     } else {
         // The integrand is smooth and Gaussian-weighted: the trapezoid rule converges fast.
-        const STEPS: usize = 168;
-        let (lo, hi) = (-7.0, 7.0);
-        let dz = (hi - lo) / STEPS as f64;
+        let dz = step();
         let (mut t, mut f) = (0.0, 0.0);
         let segments = Segments::new(inputs);
-        for i in 0..=STEPS {
-            let z = lo + dz * i as f64;
-            let weight = if i == 0 || i == STEPS { 0.5 } else { 1.0 } * libm::exp(-z * z / 2.0);
-            let work = inputs.run_hours * inputs.slowdown.median * libm::exp(sigma * z);
-            let (ti, fi) = segments.run(work);
+        let base = inputs.run_hours * inputs.slowdown.median;
+        let growth = growth(sigma);
+        for (&weight, &g) in weights().iter().zip(growth.iter()) {
+            let (ti, fi) = segments.run(base * g);
             t += weight * ti;
             f += weight * fi;
         }
@@ -541,6 +603,20 @@ pub fn simulate_rules(
     rules: &[Rule],
     fallback: Option<&FallbackPlan>,
 ) -> Vec<Simulation> {
+    simulate_rules_expecting(inputs, None, draws, seed, label, rules, fallback)
+}
+
+/// [`simulate_rules`] with the closed-form expectation of `inputs` already worked out (the
+/// shortcut for staying reads it), so that it is not integrated again.
+pub(crate) fn simulate_rules_expecting(
+    inputs: &TimeInputs,
+    expected: Option<&Expectation>,
+    draws: &Draws,
+    seed: u64,
+    label: &str,
+    rules: &[Rule],
+    fallback: Option<&FallbackPlan>,
+) -> Vec<Simulation> {
     let scale = f64::from(inputs.runs) / draws.runs as f64;
     let key = Stream::key(seed, label);
     let stays = |rule: &Rule| *rule == Rule::Stay || fallback.is_none();
@@ -549,7 +625,7 @@ pub fn simulate_rules(
     let shortcut = rules
         .iter()
         .any(stays)
-        .then(|| staying_shortcut(inputs, draws, scale))
+        .then(|| staying_shortcut(inputs, expected, draws, scale))
         .flatten();
     let walks_staying = rules.iter().any(stays) && shortcut.is_none();
     let mut walked: Vec<Rule> = rules
@@ -581,7 +657,12 @@ pub fn simulate_rules(
 /// Staying on the offer without walking the trials: never interrupted (queue and work), or
 /// through so many preemptions that each trial is priced at its expectation (see
 /// [`FLUID_PREEMPTIONS`]). `None` when the trials must be walked.
-fn staying_shortcut(inputs: &TimeInputs, draws: &Draws, scale: f64) -> Option<Simulation> {
+fn staying_shortcut(
+    inputs: &TimeInputs,
+    expected: Option<&Expectation>,
+    draws: &Draws,
+    scale: f64,
+) -> Option<Simulation> {
     let factors = draws.factors(inputs.slowdown.sigma());
     if inputs.interruptions_per_hour <= 0.0 && inputs.start_available == 0.0 {
         let mut sim = Simulation::with_capacity(draws.trials);
@@ -608,7 +689,7 @@ fn staying_shortcut(inputs: &TimeInputs, draws: &Draws, scale: f64) -> Option<Si
         }
         return Some(sim);
     }
-    let e = expect(inputs);
+    let e = expected.copied().unwrap_or_else(|| expect(inputs));
     let per_job = e.interruptions / f64::from(inputs.runs.max(1)) * draws.runs as f64;
     if e.never_finishes || per_job > FLUID_PREEMPTIONS {
         let mut sim = Simulation::with_capacity(draws.trials);
