@@ -289,8 +289,10 @@ pub fn expect(inputs: &TimeInputs) -> Expectation {
     let running = runs * mean_running;
     let queue = inputs.queue_mean_hours * if inputs.queue_every_run { runs } else { 1.0 };
     let clean = runs * inputs.run_hours * inputs.slowdown.mean();
-    let never_finishes = !running.is_finite() || running > NEVER_HOURS;
     let interruptions = runs * mean_interruptions;
+    // The same ceiling as a simulated trial's: on its wall-clock hours, gaps and queue included.
+    let wall = running + interruptions * inputs.gap_mean_hours + queue;
+    let never_finishes = !running.is_finite() || !(wall <= NEVER_HOURS);
     Expectation {
         running_hours: if never_finishes {
             f64::INFINITY
@@ -951,6 +953,27 @@ mod tests {
         });
         assert!((saved.running_hours - 10.0 * libm::exp(0.05)).abs() < 1e-9);
         assert!((saved.interruptions - 5.0 * libm::exp(0.05)).abs() < 1e-9);
+    }
+
+    #[test]
+    fn the_ceiling_applies_to_the_expected_wall_clock_not_only_the_running_hours() {
+        // 17.2 h running, but 1.72 gaps of 6 million hours each: past the 10 million hours a
+        // simulated trial is allowed, so the expectation says the job never finishes too.
+        let spot = TimeInputs {
+            interruptions_per_hour: 0.1,
+            gap_mean_hours: 6.0e6,
+            ..TimeInputs::plain(10.0, 1, slowdown(1.0, 1.0))
+        };
+        let e = expect(&spot);
+        assert!(e.never_finishes);
+        assert!(e.wall_hours().is_infinite());
+        // Half the gap stays under the ceiling and is priced.
+        let e = expect(&TimeInputs {
+            gap_mean_hours: 3.0e6,
+            ..spot
+        });
+        assert!(!e.never_finishes);
+        assert!(e.wall_hours() > 5.0e6 && e.wall_hours() < NEVER_HOURS);
     }
 
     #[test]
