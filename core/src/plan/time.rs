@@ -292,7 +292,7 @@ pub fn expect(inputs: &TimeInputs) -> Expectation {
     let interruptions = runs * mean_interruptions;
     // The same ceiling as a simulated trial's: on its wall-clock hours, gaps and queue included.
     let wall = running + interruptions * inputs.gap_mean_hours + queue;
-    let never_finishes = !running.is_finite() || !(wall <= NEVER_HOURS);
+    let never_finishes = !(running.is_finite() && wall.is_finite() && wall <= NEVER_HOURS);
     Expectation {
         running_hours: if never_finishes {
             f64::INFINITY
