@@ -9,7 +9,7 @@
 //! expected total, the simpler one on a tie.
 
 use crate::numbers::money::Money;
-use crate::numbers::stats::{percentile, sort_floats};
+use crate::numbers::stats::OrderStats;
 use crate::offers::billing::BillingMode;
 use crate::offers::offer::Offer;
 use crate::offers::trace::AttachedTrace;
@@ -113,36 +113,35 @@ fn outcome(
     sim: &Simulation,
 ) -> (Outcome, Costs) {
     let n = sim.wall_hours.len();
-    let mut wall = sim.wall_hours.clone();
-    sort_floats(&mut wall);
-    let mut billed: Vec<f64> = sim
+    let wall = sim.wall_stats(&CDF_QUANTILES, &[0.9]);
+    let billed: Vec<f64> = sim
         .running_hours
         .iter()
         .zip(&sim.fallback_hours)
         .map(|(a, b)| a + b)
         .collect();
-    sort_floats(&mut billed);
+    let billed = OrderStats::quantiles(&billed, &[0.5, 0.9, 0.99], &[]);
     let miss = ctx.task.deadline_hours.map(|d| sim.share_over(d));
     let expected = Usage {
         running: Simulation::mean(&sim.running_hours),
         wall: Simulation::mean(&sim.wall_hours),
         fallback: Simulation::mean(&sim.fallback_hours),
     };
-    let at_p90 = sim
-        .index_at_sorted(&wall, 0.9)
-        .and_then(|i| sim.trial(i))
-        .map_or(expected, |(wall, running, fallback)| Usage {
+    let at_p90 = sim.index_in(&wall, 0.9).and_then(|i| sim.trial(i)).map_or(
+        expected,
+        |(wall, running, fallback)| Usage {
             running,
             wall,
             fallback,
-        });
+        },
+    );
     let costs = money_for(ctx, offer, inputs, fallback, expected, at_p90, miss);
     let share = |k: usize| if n == 0 { 0.0 } else { k as f64 / n as f64 };
-    let q = |v: &[f64], p: f64| {
+    let q = |v: &OrderStats, p: f64| {
         if v.is_empty() {
             0.0
         } else {
-            round4(percentile(v, p))
+            round4(v.percentile(p))
         }
     };
     let preemptions: f64 = sim.interruptions.iter().map(|&k| f64::from(k)).sum();

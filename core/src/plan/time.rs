@@ -26,7 +26,7 @@ use std::sync::{Arc, Mutex, OnceLock};
 
 use crate::numbers::parallel;
 use crate::numbers::rng::Stream;
-use crate::numbers::stats::{percentile, sort_floats};
+use crate::numbers::stats::{OrderStats, nearest_rank};
 use crate::offers::tenancy::Slowdown;
 use crate::offers::trace::Fitted;
 use crate::plan::job::{
@@ -456,28 +456,30 @@ impl Simulation {
 
     /// The index of the trial at quantile `q` of wall-clock time (nearest rank).
     pub fn index_at(&self, q: f64) -> Option<usize> {
-        let mut sorted = self.wall_hours.clone();
-        sort_floats(&mut sorted);
-        self.index_at_sorted(&sorted, q)
+        self.index_in(&self.wall_stats(&[], &[q]), q)
     }
 
-    /// [`Simulation::index_at`] given the wall-clock hours already sorted. When no other trial
-    /// has the same hours, that trial is found by a scan; among equal hours the selection
-    /// decides, as it always has (the scan is only a shortcut, and the site's size-tuned
-    /// standard library selects slowly).
-    pub fn index_at_sorted(&self, sorted: &[f64], q: f64) -> Option<usize> {
+    /// The quantiles `quantiles` of the wall-clock hours, with what
+    /// [`Simulation::index_in`] needs to find the trials at the quantiles `located`.
+    pub fn wall_stats(&self, quantiles: &[f64], located: &[f64]) -> OrderStats {
+        OrderStats::quantiles(&self.wall_hours, quantiles, located)
+    }
+
+    /// [`Simulation::index_at`] given order statistics of the wall-clock hours that locate `q`
+    /// (see [`Simulation::wall_stats`]). When no other trial has the same hours, that trial is
+    /// found by a scan; among equal hours the selection decides, as it always has (the scan is
+    /// only a shortcut, and the site's size-tuned standard library selects slowly).
+    pub fn index_in(&self, stats: &OrderStats, q: f64) -> Option<usize> {
         let n = self.wall_hours.len();
-        if n == 0 || sorted.len() != n {
+        if n == 0 || stats.len() != n {
             return None;
         }
-        let k = (libm::ceil(q * n as f64) as usize).clamp(1, n) - 1;
-        let value = *sorted.get(k)?;
-        let same = |j: Option<usize>| j.and_then(|j| sorted.get(j)).is_some_and(|&v| v == value);
-        if !value.is_nan() && !same(k.checked_sub(1)) && !same(k.checked_add(1)) {
+        if let Some(value) = stats.unique_at(q) {
             return self.wall_hours.iter().position(|&w| w == value);
         }
         let mut order = self.indexed_walls();
-        let (_, &mut (i, _), _) = order.select_nth_unstable_by(k, |a, b| a.1.total_cmp(&b.1));
+        let (_, &mut (i, _), _) =
+            order.select_nth_unstable_by(nearest_rank(q, n), |a, b| a.1.total_cmp(&b.1));
         Some(i)
     }
 
@@ -497,17 +499,16 @@ impl Simulation {
     }
 
     /// The median wall-clock hours, and the trial at the 90th percentile of wall-clock time as
-    /// (wall hours, running hours), from one sort of the hours.
+    /// (wall hours, running hours), from one selection of the hours.
     pub fn p50_p90(&self) -> (f64, (f64, f64)) {
-        let mut sorted = self.wall_hours.clone();
-        sort_floats(&mut sorted);
-        let p50 = if sorted.is_empty() {
+        let stats = self.wall_stats(&[0.5], &[0.9]);
+        let p50 = if stats.is_empty() {
             0.0
         } else {
-            percentile(&sorted, 0.5)
+            stats.percentile(0.5)
         };
         let p90 = self
-            .index_at_sorted(&sorted, 0.9)
+            .index_in(&stats, 0.9)
             .and_then(|i| self.trial(i))
             .map_or((0.0, 0.0), |(wall, running, _)| (wall, running));
         (p50, p90)
