@@ -40,7 +40,7 @@ impl Stream {
 
     /// Uniform in (0, 1]: never 0, so its logarithm is finite.
     pub fn uniform(&mut self) -> f64 {
-        ((self.0.next_u64() >> 11) as f64 + 1.0) * (1.0 / (1u64 << 53) as f64)
+        uniform_of(self.0.next_u64())
     }
 
     /// Exponential with mean 1.
@@ -53,6 +53,64 @@ impl Stream {
         let radius = libm::sqrt(-2.0 * libm::log(self.uniform()));
         let angle = 2.0 * std::f64::consts::PI * self.uniform();
         (radius * libm::cos(angle), radius * libm::sin(angle))
+    }
+}
+
+/// The uniform in (0, 1] of one 64-bit output: its top 53 bits, plus one, over 2^53.
+fn uniform_of(bits: u64) -> f64 {
+    ((bits >> 11) as f64 + 1.0) * (1.0 / (1u64 << 53) as f64)
+}
+
+/// Draws [`Ahead`] works out at a time.
+const AHEAD: usize = 4;
+
+/// A stream read a few draws ahead: the same values, in the same order, as the [`Stream`] it
+/// wraps, whichever of [`Ahead::uniform`] and [`Ahead::exponential`] is asked for (each takes one
+/// output of the stream). The logarithms of a batch are computed together, where the processor
+/// can overlap them, instead of one at a time on the Monte Carlo's path of dependent steps; a
+/// batch's unused draws are dropped with the stream.
+pub struct Ahead {
+    stream: Stream,
+    bits: [u64; AHEAD],
+    exponentials: [f64; AHEAD],
+    next: usize,
+}
+
+impl Ahead {
+    /// `stream`, read ahead.
+    pub fn new(stream: Stream) -> Ahead {
+        Ahead {
+            stream,
+            bits: [0; AHEAD],
+            exponentials: [0.0; AHEAD],
+            next: AHEAD,
+        }
+    }
+
+    /// The position of the next draw, after a new batch where the last one is used up.
+    fn take(&mut self) -> usize {
+        if self.next >= AHEAD {
+            for (bits, e) in self.bits.iter_mut().zip(&mut self.exponentials) {
+                *bits = self.stream.0.next_u64();
+                *e = -libm::log(uniform_of(*bits));
+            }
+            self.next = 0;
+        }
+        let at = self.next;
+        self.next += 1;
+        at
+    }
+
+    /// [`Stream::uniform`].
+    pub fn uniform(&mut self) -> f64 {
+        let at = self.take();
+        self.bits.get(at).map_or(1.0, |&b| uniform_of(b))
+    }
+
+    /// [`Stream::exponential`].
+    pub fn exponential(&mut self) -> f64 {
+        let at = self.take();
+        self.exponentials.get(at).copied().unwrap_or(0.0)
     }
 }
 
@@ -89,6 +147,20 @@ mod tests {
             .collect();
         assert_eq!(a, b);
         assert_ne!(a, c);
+    }
+
+    #[test]
+    fn reading_ahead_gives_the_stream_itself() {
+        let mut plain = Stream::new(3, "ahead");
+        let mut ahead = Ahead::new(Stream::new(3, "ahead"));
+        let mut pick = Stream::new(4, "which");
+        for _ in 0..1000 {
+            if pick.uniform() < 0.3 {
+                assert_eq!(plain.uniform().to_bits(), ahead.uniform().to_bits());
+            } else {
+                assert_eq!(plain.exponential().to_bits(), ahead.exponential().to_bits());
+            }
+        }
     }
 
     #[test]

@@ -17,7 +17,7 @@
 //!   (checked at the start, at every preemption and through every gap). The fallback starts from
 //!   the last saved checkpoint, after its own queue and the restart overhead.
 
-use crate::numbers::rng::Stream;
+use crate::numbers::rng::{Ahead, Stream};
 
 /// Beyond this many hours a job is taken never to finish.
 pub const NEVER_HOURS: f64 = 10_000_000.0;
@@ -293,7 +293,7 @@ pub struct Poisson<'a> {
     wait_mean: f64,
     available: f64,
     waits: &'a [f64],
-    stream: Stream,
+    stream: Ahead,
     pending: Option<f64>,
 }
 
@@ -313,7 +313,7 @@ impl<'a> Poisson<'a> {
             wait_mean,
             available,
             waits,
-            stream,
+            stream: Ahead::new(stream),
             pending: None,
         }
     }
