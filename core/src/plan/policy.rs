@@ -8,6 +8,8 @@
 //! else the usable policy (one that finishes, within a hard deadline at P90) with the lowest
 //! expected total, the simpler one on a tie.
 
+use std::borrow::Cow;
+
 use crate::numbers::money::Money;
 use crate::numbers::stats::OrderStats;
 use crate::offers::billing::BillingMode;
@@ -209,7 +211,7 @@ fn assess(
     let moving = moving_rules(task, &candidates);
     // The policies that move are simulated together, one walk through each trial; time_on
     // has usually walked them already, with staying (see [`policy_walks`]).
-    let mut walks: Vec<(Policy, Simulation)> = match (&time.walked, &plan) {
+    let mut walks: Vec<(Policy, Cow<'_, Simulation>)> = match (&time.walked, &plan) {
         (Some(w), Some(p))
             if w.fallback == *p
                 && moving
@@ -220,7 +222,7 @@ fn assess(
                 .iter()
                 .filter_map(|(policy, rule)| {
                     let (_, sim) = w.sims.iter().find(|(r, _)| r == rule)?;
-                    Some((*policy, sim.clone()))
+                    Some((*policy, Cow::Borrowed(sim)))
                 })
                 .collect()
         }
@@ -229,14 +231,18 @@ fn assess(
             moving
                 .iter()
                 .map(|(p, _)| *p)
-                .zip(simulate_rules(
-                    inputs,
-                    draws,
-                    ctx.settings.seed,
-                    &offer.id,
-                    &rules,
-                    plan.as_ref(),
-                ))
+                .zip(
+                    simulate_rules(
+                        inputs,
+                        draws,
+                        ctx.settings.seed,
+                        &offer.id,
+                        &rules,
+                        plan.as_ref(),
+                    )
+                    .into_iter()
+                    .map(Cow::Owned),
+                )
                 .collect()
         }
     };
@@ -252,16 +258,16 @@ fn assess(
             }
             _ => {
                 let sim = match (policy, &time.sim) {
-                    (Policy::SpotOnly, Some(sim)) => sim.clone(),
+                    (Policy::SpotOnly, Some(sim)) => Cow::Borrowed(sim),
                     // Staying never finishes (the closed form says so): no trial would end.
-                    (Policy::SpotOnly, None) => Simulation {
+                    (Policy::SpotOnly, None) => Cow::Owned(Simulation {
                         wall_hours: vec![NEVER_HOURS],
                         running_hours: vec![NEVER_HOURS],
                         fallback_hours: vec![0.0],
                         interruptions: vec![0],
                         switched: 0,
                         unfinished: 1,
-                    },
+                    }),
                     _ => walks
                         .iter()
                         .position(|(p, _)| *p == policy)

@@ -644,15 +644,16 @@ pub(crate) fn simulate_rules_expecting(
     }
     let mut sims = walk_trials(inputs, draws, key, scale, &walked, fallback);
     let staying = if walks_staying { sims.pop() } else { shortcut };
+    let mut staying = staying.unwrap_or_default();
     let mut moved = sims.into_iter();
+    let last_staying = rules.iter().rposition(stays);
     rules
         .iter()
-        .map(|rule| {
-            if stays(rule) {
-                staying.clone().unwrap_or_default()
-            } else {
-                moved.next().unwrap_or_default()
-            }
+        .enumerate()
+        .map(|(i, rule)| match (stays(rule), Some(i) == last_staying) {
+            (true, true) => std::mem::take(&mut staying),
+            (true, false) => staying.clone(),
+            (false, _) => moved.next().unwrap_or_default(),
         })
         .collect()
 }
@@ -732,7 +733,10 @@ fn walk_trials(
     }
     // Per rule: preemptions simulated (plus one per trial), and the outcomes simulated.
     let mut events = vec![0_u64; rules.len()];
-    let mut simulated: Vec<Vec<Outcome>> = rules.iter().map(|_| Vec::new()).collect();
+    let mut simulated: Vec<Vec<Outcome>> = rules
+        .iter()
+        .map(|_| Vec::with_capacity(draws.trials))
+        .collect();
     let walk_one = |trial: usize, walked: &[Rule], outs: &mut [Outcome]| {
         let (factors, waits) = draws.trial(&factors, trial);
         let mut works = [0.0_f64; MAX_SIMULATED_RUNS];
