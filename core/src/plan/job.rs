@@ -179,14 +179,22 @@ pub fn run_job_rules(
         }
         *live &= !(1u64 << r);
     };
-    let live_rules = |live: u64| (0..n.min(64)).filter(move |r| live & (1u64 << r) != 0);
+    // The rules of each kind, as bits of `live`: the walk visits only those a step can move.
+    let kind_mask = |of_kind: fn(Rule) -> bool| {
+        (0..n.min(64))
+            .filter(|&r| of_kind(rule_of(r)))
+            .fold(0_u64, |mask, r| mask | (1u64 << r))
+    };
+    let after_rules = kind_mask(|r| matches!(r, Rule::AfterPreemptions(_)));
+    let deadline_rules = kind_mask(|r| matches!(r, Rule::Deadline(_)));
+    let live_rules = |live: u64| Bits(live);
     let mut stuck_mark: Option<(u64, usize, f64)> = None;
     for (k, &work) in job.works.iter().enumerate() {
         let started = k > 0 || out.preemptions > 0;
         if k == 0 || job.wait_every_run {
             let wait = capacity.wait(k);
             if let Some(f) = fallback {
-                for r in live_rules(live) {
+                for r in live_rules(live & deadline_rules) {
                     if let Rule::Deadline(deadline) = rule_of(r) {
                         let slack = deadline
                             - out.wall
@@ -222,7 +230,7 @@ pub fn run_job_rules(
                 saved = saved_after(saved + window - restart_left, job).max(saved);
             }
             restart_left = job.restart;
-            for r in live_rules(live) {
+            for r in live_rules(live & after_rules) {
                 if let Rule::AfterPreemptions(after) = rule_of(r)
                     && out.preemptions >= after
                 {
@@ -234,9 +242,11 @@ pub fn run_job_rules(
             }
             // Wait for capacity through the gap; a deadline rule moves when its slack runs out.
             let gap = capacity.gap();
-            if let Some(f) = fallback {
+            if let Some(f) = fallback
+                && live & deadline_rules != 0
+            {
                 let needed = needed_there(k, saved, work, true, f.queue_mean_hours);
-                for r in live_rules(live) {
+                for r in live_rules(live & deadline_rules) {
                     if let Rule::Deadline(deadline) = rule_of(r) {
                         let slack = deadline - out.wall - needed;
                         if gap > slack {
@@ -281,6 +291,21 @@ pub fn run_job_rules(
     }
     for r in live_rules(live) {
         settle(&mut live, r, out);
+    }
+}
+
+/// The positions of the set bits of a word, lowest first.
+struct Bits(u64);
+
+impl Iterator for Bits {
+    type Item = usize;
+
+    fn next(&mut self) -> Option<usize> {
+        (self.0 != 0).then(|| {
+            let at = self.0.trailing_zeros() as usize;
+            self.0 &= self.0 - 1;
+            at
+        })
     }
 }
 
