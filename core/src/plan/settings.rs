@@ -103,6 +103,57 @@ pub enum PlanError {
     /// A setting is out of range.
     #[error("setting {}: {}", .0.field, .0.problem)]
     Setting(FieldError),
+    /// Shares of the plan (see `plan::share`) asked for or put together wrongly.
+    #[error("plan shares: {0}")]
+    Shares(ShareMismatch),
+}
+
+/// The most shares a plan's offers may be split into (`plan::share`).
+pub const MAX_SHARES: u32 = 256;
+
+/// How shares of a plan are asked for wrongly, or fail to make up its catalog.
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+pub enum ShareMismatch {
+    /// A share number outside `0..count`, or a count outside `1..=MAX_SHARES`.
+    #[error(
+        "share {index} of {count} does not exist (shares are numbered from 0, at most {MAX_SHARES})"
+    )]
+    NotAShare {
+        /// The share asked for.
+        index: u32,
+        /// The number of shares.
+        count: u32,
+    },
+    /// An offer of the catalog that no share priced.
+    #[error("offer {place} of the catalog is priced by no share")]
+    Missing {
+        /// Its place in the catalog, from 0.
+        place: usize,
+    },
+    /// An offer priced by more than one share, or twice by one.
+    #[error("offer {place} of the catalog is priced twice")]
+    Twice {
+        /// Its place in the catalog, from 0.
+        place: usize,
+    },
+    /// A place past the catalog's end.
+    #[error("offer {place} is past the end of the catalog ({offers} offers)")]
+    PastTheEnd {
+        /// The place given.
+        place: usize,
+        /// The catalog's offers.
+        offers: usize,
+    },
+    /// A share priced another offer than the catalog has at that place.
+    #[error("offer {place} of the catalog is {expected:?}, but the share priced {found:?}")]
+    OtherOffer {
+        /// The place.
+        place: usize,
+        /// The catalog's offer id there.
+        expected: String,
+        /// The id the share gave.
+        found: String,
+    },
 }
 
 /// The most Monte Carlo trials a plan may ask for: with the policies of every interruptible

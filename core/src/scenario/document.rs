@@ -19,6 +19,7 @@ use crate::offers::trace::{AttachedTrace, Trace, TraceError};
 use crate::offers::validate::{MAX_OFFER_PRICE, MIN_NONZERO_PRICE, validate_offer};
 use crate::plan::context::Context;
 use crate::plan::settings::{PlanError, PlanSettings};
+use crate::plan::share::{PricedShare, Share, plan_from_shares, price_share};
 use crate::plan::{PlanResult, plan_with_traces};
 use crate::task::document::{TaskError, TaskProfile};
 
@@ -271,6 +272,33 @@ impl Scenario {
             &self.catalog(base),
             &self.traces,
             &self.settings,
+        )
+    }
+
+    /// Prices `share` of the scenario's offers (see [`crate::plan::share`]).
+    pub fn price_share(&self, base: &Catalog, share: Share) -> Result<PricedShare, PlanError> {
+        price_share(
+            &self.task,
+            &self.catalog(base),
+            &self.traces,
+            &self.settings,
+            share,
+        )
+    }
+
+    /// The scenario's plan put together from priced `shares` that between them price every
+    /// offer once: [`Scenario::plan`], to the bit.
+    pub fn plan_from_shares(
+        &self,
+        base: &Catalog,
+        shares: Vec<PricedShare>,
+    ) -> Result<PlanResult, PlanError> {
+        plan_from_shares(
+            &self.task,
+            &self.catalog(base),
+            &self.traces,
+            &self.settings,
+            shares,
         )
     }
 

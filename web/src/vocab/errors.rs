@@ -6,7 +6,7 @@ use gpufare_core::numbers::problem::{FieldError, JsonFault, JsonProblem, Problem
 use gpufare_core::offers::catalog::{CatalogError, CsvProblem};
 use gpufare_core::offers::skypilot::SkipReason;
 use gpufare_core::offers::trace::TraceError;
-use gpufare_core::plan::settings::PlanError;
+use gpufare_core::plan::settings::{PlanError, ShareMismatch};
 use gpufare_core::profile::document::{Foreign, ProfileError};
 use gpufare_core::scenario::document::ScenarioError;
 use gpufare_core::task::document::TaskError;
@@ -273,6 +273,69 @@ pub fn plan_error(lang: Lang, err: &PlanError) -> String {
         }
         (Lang::En, PlanError::Setting(e)) => format!("Setting {}", field_error(lang, e)),
         (Lang::Zh, PlanError::Setting(e)) => format!("设置项{}", field_error(lang, e)),
+        (_, PlanError::Shares(m)) => share_mismatch(lang, m),
+    }
+}
+
+/// Words why the shares of a plan priced apart (the plan workers') did not fit together.
+fn share_mismatch(lang: Lang, m: &ShareMismatch) -> String {
+    match (lang, m) {
+        (Lang::En, ShareMismatch::NotAShare { index, count }) => {
+            format!("Plan share {index} of {count} does not exist.")
+        }
+        (Lang::Zh, ShareMismatch::NotAShare { index, count }) => {
+            format!("方案计算分片 {index}/{count} 不存在。")
+        }
+        (Lang::En, ShareMismatch::Missing { place }) => {
+            format!(
+                "Offer {} of the catalog was not priced by any plan share.",
+                place + 1
+            )
+        }
+        (Lang::Zh, ShareMismatch::Missing { place }) => {
+            format!("目录中第 {} 个方案没有被任何分片计算。", place + 1)
+        }
+        (Lang::En, ShareMismatch::Twice { place }) => {
+            format!("Offer {} of the catalog was priced twice.", place + 1)
+        }
+        (Lang::Zh, ShareMismatch::Twice { place }) => {
+            format!("目录中第 {} 个方案被重复计算。", place + 1)
+        }
+        (Lang::En, ShareMismatch::PastTheEnd { place, offers }) => {
+            format!(
+                "Offer {} is past the end of the catalog ({offers} offers).",
+                place + 1
+            )
+        }
+        (Lang::Zh, ShareMismatch::PastTheEnd { place, offers }) => {
+            format!("第 {} 个方案超出了目录范围（共 {offers} 个）。", place + 1)
+        }
+        (
+            Lang::En,
+            ShareMismatch::OtherOffer {
+                place,
+                expected,
+                found,
+            },
+        ) => {
+            format!(
+                "Offer {} of the catalog is {expected}, but a plan share priced {found}.",
+                place + 1
+            )
+        }
+        (
+            Lang::Zh,
+            ShareMismatch::OtherOffer {
+                place,
+                expected,
+                found,
+            },
+        ) => {
+            format!(
+                "目录中第 {} 个方案是 {expected}，分片计算的却是 {found}。",
+                place + 1
+            )
+        }
     }
 }
 

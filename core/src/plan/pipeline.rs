@@ -1,0 +1,327 @@
+//! The plan's pipeline: checks, every offer priced (in one piece or in shares), then ranked,
+//! decided, with the hybrid plan and the break-even figures.
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+use crate::numbers::money::Currency;
+use crate::numbers::parallel;
+use crate::numbers::problem::{FieldError, Problem};
+use crate::offers::catalog::Catalog;
+use crate::offers::offer::Offer;
+use crate::offers::trace::AttachedTrace;
+use crate::offers::validate::validate_offer;
+use crate::plan::assumption::Assumption;
+use crate::plan::breakeven::{BreakEven, break_even};
+use crate::plan::context::Context;
+use crate::plan::cost::{Time, Work, evaluate_parts, time_inputs, work_on};
+use crate::plan::decision::{Decision, decide};
+use crate::plan::feasibility::{self, Needs};
+use crate::plan::hybrid::{HybridPlan, hybrid_plan};
+use crate::plan::option::OptionResult;
+use crate::plan::policy::{add_risk, fallback_for, policy_walks};
+use crate::plan::settings::{PlanError, PlanSettings};
+use crate::plan::time::{Draws, FLUID_PREEMPTIONS, expect};
+use crate::task::document::TaskProfile;
+
+/// The plan format this build writes.
+pub const PLAN_FORMAT_VERSION: u32 = 1;
+
+/// The whole answer for one task and catalog.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct PlanResult {
+    /// Version of this document's format; always the first field.
+    pub format_version: u32,
+    /// Currency of every figure.
+    pub currency: Currency,
+    /// The settings used (seed, trials, rate, discounts).
+    pub settings: PlanSettings,
+    /// Offers ranked: feasible by expected total, then infeasible.
+    pub options: Vec<OptionResult>,
+    /// The recommendation and its reasons.
+    pub decision: Decision,
+    /// The phases of a hybrid plan, each priced.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub hybrid: Option<HybridPlan>,
+    /// Break-even figures with chart points.
+    pub break_even: BreakEven,
+    /// Assumptions behind the numbers.
+    pub assumptions: Vec<Assumption>,
+    /// Distinct price dates of the catalog, oldest first as written.
+    pub price_dates: Vec<String>,
+}
+
+/// Prices every offer of `catalog` for `task` and decides.
+pub fn plan(
+    task: &TaskProfile,
+    catalog: &Catalog,
+    settings: &PlanSettings,
+) -> Result<PlanResult, PlanError> {
+    plan_with_traces(task, catalog, &[], settings)
+}
+
+/// [`plan`], with preemption traces attached to offers of the catalog: their offers' risk comes
+/// from the traces (fitted and replayed) instead of the rows' assumptions.
+pub fn plan_with_traces(
+    task: &TaskProfile,
+    catalog: &Catalog,
+    traces: &[AttachedTrace],
+    settings: &PlanSettings,
+) -> Result<PlanResult, PlanError> {
+    let prepared = Prepared::new(task, catalog, traces, settings)?;
+    let places: Vec<usize> = (0..catalog.offers.len()).collect();
+    let options = prepared
+        .price(&places)
+        .into_iter()
+        .map(|(_, o)| o)
+        .collect();
+    Ok(prepared.finish(options))
+}
+
+/// One plan checked and set up: what pricing any of its offers shares. [`plan_with_traces`]
+/// prices every offer with it at once; [`crate::plan::share`] prices the offers in shares (one per Web Worker,
+/// say) and puts the plan together afterwards, with the same result to the bit.
+pub(crate) struct Prepared<'a> {
+    ctx: Context<'a>,
+    catalog: &'a Catalog,
+    draws: Draws,
+}
+
+impl<'a> Prepared<'a> {
+    /// Checks the task, the settings and every offer, and prepares the draws and the context.
+    pub(crate) fn new(
+        task: &'a TaskProfile,
+        catalog: &'a Catalog,
+        traces: &'a [AttachedTrace],
+        settings: &'a PlanSettings,
+    ) -> Result<Prepared<'a>, PlanError> {
+        task.validate()?;
+        settings.validate().map_err(PlanError::Setting)?;
+        for offer in &catalog.offers {
+            validate_offer(offer).map_err(|error| PlanError::Offer {
+                id: offer.id.clone(),
+                error,
+            })?;
+            if let Some(id) = &offer.interruptions.fallback
+                && !catalog
+                    .offers
+                    .iter()
+                    .any(|o| &o.id == id && !o.interruptions.interrupts())
+            {
+                return Err(PlanError::Offer {
+                    id: offer.id.clone(),
+                    error: FieldError::new(
+                        "fallback",
+                        Problem::FallbackNotFound { id: id.clone() },
+                    ),
+                });
+            }
+        }
+        let draws = Draws::new(settings.seed, settings.trials as usize, task.runs);
+        let ctx = Context::new(task, settings).with_evidence(&catalog.offers, traces);
+        let ctx = {
+            let walks = policy_walks(&ctx);
+            ctx.with_walks(walks)
+        };
+        Ok(Prepared {
+            ctx,
+            catalog,
+            draws,
+        })
+    }
+
+    /// The options of the offers at `places` in the catalog, with their places, in that order,
+    /// each with its risk and policies (places past the catalog's end are left out). An offer's option depends on no other offer but the one its policies fall
+    /// back to, so any split of the places gives the same options.
+    pub(crate) fn price(&self, places: &[usize]) -> Vec<(usize, OptionResult)> {
+        let offers = &self.catalog.offers;
+        let parts_at = |i: usize| {
+            offers
+                .get(i)
+                .map(|o| evaluate_parts(&self.ctx, o, Some(&self.draws)))
+        };
+        // Every offer asked for priced once (in parallel where the build allows, each into its
+        // own place); then the offers their policies move to, where not among them; then each
+        // interruptible one prices its policies, moving to an offer priced before.
+        let mut parts: Vec<Option<Parts>> = offers.iter().map(|_| None).collect();
+        let first = parallel::map(places, |&i| parts_at(i));
+        for (&i, p) in places.iter().zip(first) {
+            if let Some(slot) = parts.get_mut(i) {
+                *slot = p;
+            }
+        }
+        let mut twins: Vec<usize> = places
+            .iter()
+            .filter_map(|&i| self.twin_of(i, parts.get(i)?.as_ref()?))
+            .filter(|&j| parts.get(j).is_some_and(Option::is_none))
+            .collect();
+        twins.sort_unstable();
+        twins.dedup();
+        let second = parallel::map(&twins, |&j| parts_at(j));
+        for (&j, p) in twins.iter().zip(second) {
+            if let Some(slot) = parts.get_mut(j) {
+                *slot = p;
+            }
+        }
+        parallel::map(places, |&i| {
+            let (Some(offer), Some((option, _, time))) =
+                (offers.get(i), parts.get(i).and_then(Option::as_ref))
+            else {
+                return None;
+            };
+            let mut option = option.clone();
+            let twin = parts.get(i).and_then(Option::as_ref).and_then(|p| {
+                let j = self.twin_of(i, p)?;
+                let (twin_option, _, twin_time) = parts.get(j)?.as_ref()?;
+                Some((offers.get(j)?, twin_option, twin_time))
+            });
+            add_risk(&self.ctx, offer, &mut option, time, &self.draws, twin);
+            Some((i, option))
+        })
+        .into_iter()
+        .flatten()
+        .collect()
+    }
+
+    /// The places of the offers share `index` of `count` prices: see [`parallel::deal`], with each
+    /// offer weighed by [`Prepared::share_weight`].
+    pub(crate) fn share_places(&self, index: usize, count: usize) -> Vec<usize> {
+        let needs = Needs::of(self.ctx.task);
+        let weights: Vec<f64> = self
+            .catalog
+            .offers
+            .iter()
+            .map(|offer| self.share_weight(&needs, offer))
+            .collect();
+        parallel::deal(&weights, count)
+            .into_iter()
+            .enumerate()
+            .filter(|&(_, k)| k == index)
+            .map(|(place, _)| place)
+            .collect()
+    }
+
+    /// About how long pricing `offer` takes, in units of an offer that is never interrupted:
+    /// nearly all of a plan's time goes to walking the Monte Carlo trials of the feasible
+    /// interruptible offers, each about in proportion to the preemptions a job meets there (the
+    /// closed form's expectation, capped where the walk takes its shortcut).
+    fn share_weight(&self, needs: &Needs, offer: &Offer) -> f64 {
+        let walked = self.ctx.task.service.is_none()
+            && (offer.interruptions.interrupts() || self.ctx.trace_for(offer).is_some())
+            && feasibility::check(needs, offer).vetoes.is_empty();
+        if !walked {
+            return 1.0;
+        }
+        let work = work_on(&self.ctx, offer, &mut Vec::new());
+        let e = expect(&time_inputs(&self.ctx, offer, &work));
+        if e.never_finishes || !e.interruptions.is_finite() {
+            1.0
+        } else {
+            1.0 + e.interruptions.clamp(0.0, FLUID_PREEMPTIONS)
+        }
+    }
+
+    /// The place of the offer that the policies of the offer at `i` (priced: `parts`) move to:
+    /// only an interruptible offer has one.
+    fn twin_of(&self, i: usize, parts: &Parts) -> Option<usize> {
+        let offer = self.catalog.offers.get(i)?;
+        let (_, _, time) = parts;
+        let interruptible =
+            time.inputs.interruptions_per_hour > 0.0 || self.ctx.trace_for(offer).is_some();
+        if !interruptible {
+            return None;
+        }
+        let fallback = fallback_for(&self.ctx, offer)?;
+        self.catalog.offers.iter().position(|o| o.id == fallback.id)
+    }
+
+    /// The plan of every offer's option (in any order): ranked, decided, with the hybrid plan,
+    /// the break-even figures and the assumptions.
+    pub(crate) fn finish(&self, mut options: Vec<OptionResult>) -> PlanResult {
+        let (task, settings, catalog) = (self.ctx.task, self.ctx.settings, self.catalog);
+        rank(&mut options);
+        let decision = decide(task, &options);
+        let hybrid = hybrid_plan(&self.ctx, catalog, &decision, &options);
+        let break_even = break_even(&self.ctx, task, catalog, &options);
+        let mut price_dates: Vec<String> = catalog.offers.iter().map(|o| o.as_of.clone()).collect();
+        price_dates.sort();
+        price_dates.dedup();
+        PlanResult {
+            format_version: PLAN_FORMAT_VERSION,
+            currency: settings.currency,
+            settings: settings.clone(),
+            options,
+            decision,
+            hybrid,
+            break_even,
+            assumptions: assumptions(settings, catalog),
+            price_dates,
+        }
+    }
+}
+
+/// An offer priced before its policies: its option, its work and its time.
+type Parts = (OptionResult, Work, Time);
+
+/// Feasible offers first, cheapest expected total first; ties by P90 total, then id.
+pub fn rank(options: &mut [OptionResult]) {
+    options.sort_by(|a, b| {
+        b.feasible
+            .cmp(&a.feasible)
+            .then(
+                a.costs
+                    .total_expected
+                    .amount
+                    .cmp(&b.costs.total_expected.amount),
+            )
+            .then(a.costs.total_p90.amount.cmp(&b.costs.total_p90.amount))
+            .then(a.offer_id.cmp(&b.offer_id))
+    });
+}
+
+fn assumptions(settings: &PlanSettings, catalog: &Catalog) -> Vec<Assumption> {
+    let mut list = vec![
+        Assumption {
+            id: "hours_per_month".into(),
+            value: "730".into(),
+            source: "the cloud calculators' month (Infracost HourToMonthUnitMultiplier)".into(),
+        },
+        Assumption {
+            id: "cny_per_usd".into(),
+            value: settings.cny_per_usd.to_string(),
+            source: "exchange rate given by the user".into(),
+        },
+        Assumption {
+            id: "multi_gpu_efficiency".into(),
+            value: crate::plan::performance::MULTI_GPU_EFFICIENCY.to_string(),
+            source: "share of linear speed-up kept when work spreads over several GPUs (assumed)".into(),
+        },
+        Assumption {
+            id: "interruption_rate".into(),
+            value: "per running hour, or 1 / MTBI, or -ln(1 - p_month) / 730".into(),
+            source: "Poisson preemptions at the offer's rate (spot rows: the public V100 spot traces of Can't Be Late, NSDI 2024, and the AWS Spot Advisor bands); a trace attached to an offer replaces it".into(),
+        },
+        Assumption {
+            id: "capacity_gap".into(),
+            value: "the offer's capacity_gap_hours, exponential".into(),
+            source: "hours without an instance after a preemption, unbilled (spot rows: 1.83 h pooled from the same traces)".into(),
+        },
+        Assumption {
+            id: "cold_storage_per_gb_month".into(),
+            value: format!("{} CNY / {} USD", crate::plan::hybrid::COLD_STORAGE_CNY, crate::plan::hybrid::COLD_STORAGE_USD),
+            source: "object storage, infrequent-access tier (assumed typical list price)".into(),
+        },
+    ];
+    let mut seen = std::collections::BTreeSet::new();
+    for o in &catalog.offers {
+        if o.slowdown.is_none() && seen.insert(o.tenancy) {
+            let s = o.tenancy.default_slowdown();
+            list.push(Assumption {
+                id: format!("slowdown.{}", o.tenancy.id()),
+                value: format!("median {:.2}, P99 {:.2}", s.median, s.p99),
+                source: "published noisy-neighbour measurements (see core/README.md); override per offer or with a probe profile".into(),
+            });
+        }
+    }
+    list
+}
