@@ -2,27 +2,146 @@
 // for it. The page posts { id, scenario } (the scenario as JSON) and gets { id, plan } back: the
 // plan as JSON, or null when the scenario cannot be planned (the page then shows why itself).
 // If the module cannot be loaded the answer says `failed`, and the page plans by itself from then
-// on. Messages that arrive while the module loads wait for it, in order.
-import init, { plan } from './gpufare_plan.js';
+// on. Messages are answered one at a time, in order; those that arrive while the module loads
+// wait for it.
+//
+// Where the browser reports several cores, this worker starts helpers (this same script, named
+// SHARE) and splits every plan into shares of the offers: each helper prices one, this worker
+// prices the first and puts the plan together, which is the same plan, to the bit, as priced in
+// one piece. A helper that cannot start or fails is given up and its share priced here.
+import init, { plan, price_share, plan_from_shares } from './gpufare_plan.js';
+
+const SHARE = 'gpufare-plan-share';
+// Shares at most: the default catalog's interruptible offers, where the time goes, are a score,
+// and every share repeats the plan's set-up and holds its own copy of the module.
+const MAX_SHARES = 4;
 
 const ready = init({ module_or_path: new URL('gpufare_plan_bg.wasm', import.meta.url) });
 // A failed load is answered below, message by message; this only keeps it from also being
 // reported as an unhandled rejection.
 ready.catch(() => {});
 
-self.onmessage = async (event) => {
-  const { id, scenario } = event.data;
-  try {
-    await ready;
-  } catch (error) {
-    self.postMessage({ id, plan: null, failed: String(error) });
-    return;
-  }
-  let answer = null;
-  try {
-    answer = plan(scenario) ?? null;
-  } catch (error) {
-    answer = null;
-  }
-  self.postMessage({ id, plan: answer });
+// Runs `work` after every earlier message's work, whatever became of it.
+let queue = Promise.resolve();
+const inTurn = (work) => {
+  queue = queue.then(work, work);
 };
+
+if (self.name === SHARE) {
+  // A helper: { id, scenario, index, count } in, { id, share } out (null: not priced).
+  self.onmessage = (event) => inTurn(async () => {
+    const { id, scenario, index, count } = event.data;
+    try {
+      await ready;
+    } catch (error) {
+      self.postMessage({ id, share: null, failed: String(error) });
+      return;
+    }
+    let share = null;
+    try {
+      share = price_share(scenario, index, count) ?? null;
+    } catch (error) {
+      share = null;
+    }
+    self.postMessage({ id, share });
+  });
+} else {
+  const helpers = startHelpers();
+  let asked = 0;
+
+  self.onmessage = (event) => inTurn(async () => {
+    const { id, scenario } = event.data;
+    try {
+      await ready;
+    } catch (error) {
+      self.postMessage({ id, plan: null, failed: String(error) });
+      return;
+    }
+    let answer = null;
+    try {
+      answer = await planInShares(scenario);
+    } catch (error) {
+      answer = null;
+    }
+    self.postMessage({ id, plan: answer });
+  });
+
+  // The plan of `scenario` as JSON, or null: in one piece without helpers, else in shares.
+  async function planInShares(scenario) {
+    const live = helpers.filter((h) => h.alive);
+    if (live.length === 0) {
+      return plan(scenario) ?? null;
+    }
+    const count = live.length + 1;
+    const request = ++asked;
+    const theirs = live.map((h, k) => h.ask({ id: request, scenario, index: k + 1, count }));
+    const own = price_share(scenario, 0, count) ?? null;
+    if (own === null) {
+      // The scenario cannot be planned; the helpers' answers, when they come, are dropped.
+      return null;
+    }
+    const shares = [own];
+    const answers = await Promise.all(theirs);
+    for (let k = 0; k < answers.length; k++) {
+      const share = answers[k] ?? price_share(scenario, k + 1, count) ?? null;
+      if (share === null) {
+        return null;
+      }
+      shares.push(share);
+    }
+    return plan_from_shares(scenario, `[${shares.join(',')}]`) ?? null;
+  }
+}
+
+// Helpers for one fewer share than the cores the browser reports (none on one core), each with
+// `ask(message)`: a promise of its share as JSON, or null if it failed (it is then given up).
+function startHelpers() {
+  const cores = Number(self.navigator?.hardwareConcurrency) || 1;
+  const helpers = [];
+  for (let k = 1; k < Math.min(cores, MAX_SHARES); k++) {
+    let worker;
+    try {
+      worker = new Worker(import.meta.url, { type: 'module', name: SHARE });
+    } catch (error) {
+      break;
+    }
+    const waiting = new Map();
+    const helper = {
+      alive: true,
+      ask(message) {
+        if (!helper.alive) {
+          return Promise.resolve(null);
+        }
+        return new Promise((resolve) => {
+          waiting.set(message.id, resolve);
+          try {
+            worker.postMessage(message);
+          } catch (error) {
+            giveUp();
+          }
+        });
+      },
+    };
+    const giveUp = () => {
+      helper.alive = false;
+      worker.terminate();
+      for (const resolve of waiting.values()) {
+        resolve(null);
+      }
+      waiting.clear();
+    };
+    worker.onmessage = (event) => {
+      const { id, share, failed } = event.data;
+      const resolve = waiting.get(id);
+      waiting.delete(id);
+      resolve?.(share ?? null);
+      if (failed) {
+        giveUp();
+      }
+    };
+    worker.onerror = giveUp;
+    worker.onmessageerror = giveUp;
+    helpers.push(helper);
+  }
+  return helpers;
+}

@@ -480,6 +480,49 @@ test('edits are planned in a Web Worker; a burst of them ends with the plan of t
   assert.deepEqual(await ranking(fresh), shown.rows);
 });
 
+test('with several cores the worker splits each plan with a helper; a helper that cannot start leaves its share to the worker', async (t) => {
+  const context = await browser.newContext({ locale: 'en-US', serviceWorkers: 'block' });
+  t.after(() => context.close());
+  const page = await context.newPage();
+  const errors = [];
+  page.on('pageerror', (e) => errors.push(String(e)));
+  // The plan worker fetches its module first, then each helper it starts: the helper's fails.
+  let fetched = 0;
+  await page.route('**/gpufare_plan_bg.wasm', (route) => (++fetched === 2 ? route.abort() : route.continue()));
+  await page.goto(BASE);
+  await page.locator('#recommended').waitFor();
+  const cores = await page.evaluate(() => navigator.hardwareConcurrency);
+  await typeHours(page, 23);
+  await page.waitForFunction(() => JSON.parse(localStorage.getItem('gpufare.scenario')).task.work_hours === 23);
+  await settled(page);
+  assert.equal(await page.locator('#app').getAttribute('data-planner'), 'worker');
+  // One module for the worker, and one for a helper where the browser reports more than one core
+  // (CI's machines have two).
+  assert.equal(fetched, cores > 1 ? 2 : 1, `${cores} cores`);
+  const shown = { decision: await page.locator('#decision').textContent(), rows: await ranking(page) };
+  // Later edits go on without the helper, which was given up: the worker plans them whole.
+  await typeHours(page, 9);
+  await page.waitForFunction(() => JSON.parse(localStorage.getItem('gpufare.scenario')).task.work_hours === 9);
+  await settled(page);
+  assert.equal(await page.locator('#app').getAttribute('data-planner'), 'worker');
+  await typeHours(page, 23);
+  await page.waitForFunction(() => JSON.parse(localStorage.getItem('gpufare.scenario')).task.work_hours === 23);
+  await settled(page);
+  assert.equal(await page.locator('#decision').textContent(), shown.decision);
+  assert.deepEqual(await ranking(page), shown.rows);
+  // The page's own plan of the same scenario, opened afresh, has the same figures to the cent.
+  await page.click('#share');
+  const link = await page.inputValue('#share-link');
+  const fresh = await (await browser.newContext({ locale: 'en-US' })).newPage();
+  t.after(() => fresh.context().close());
+  await fresh.goto(link);
+  await fresh.locator('#recommended').waitFor();
+  assert.equal(await fresh.locator('#app').getAttribute('data-planner'), 'page');
+  assert.equal(await fresh.locator('#decision').textContent(), shown.decision);
+  assert.deepEqual(await ranking(fresh), shown.rows);
+  assert.deepEqual(errors, []);
+});
+
 test('without its worker the page plans on its own and says nothing is wrong', async (t) => {
   const context = await browser.newContext({ locale: 'en-US', serviceWorkers: 'block' });
   t.after(() => context.close());
