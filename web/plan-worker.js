@@ -1,11 +1,12 @@
 // gpufare's plan worker: runs the Monte Carlo off the page's main thread, so typing never waits
-// for it. The page posts { id, scenario } (the scenario as JSON) and gets { id, plan } back: the
-// plan as JSON, or null when the scenario cannot be planned (the page then shows why itself).
+// for it. The page posts { id, scenario, cores } (the scenario as JSON, the cores it sees) and
+// gets { id, plan } back: the plan as JSON, or null when the scenario cannot be planned (the page
+// then shows why itself).
 // If the module cannot be loaded the answer says `failed`, and the page plans by itself from then
 // on. Messages are answered one at a time, in order; those that arrive while the module loads
 // wait for it.
 //
-// Where the browser reports several cores, this worker starts helpers (this same script, named
+// Where the page sees more than two cores, this worker starts helpers (this same script, named
 // SHARE) and splits every plan into shares of the offers: each helper prices one, this worker
 // prices the first and puts the plan together, which is the same plan, to the bit, as priced in
 // one piece. A helper that cannot start or fails is given up and its share priced here.
@@ -46,11 +47,13 @@ if (self.name === SHARE) {
     self.postMessage({ id, share });
   });
 } else {
-  const helpers = startHelpers();
+  // Started with the first message, which says how many cores the page sees.
+  let helpers = null;
   let asked = 0;
 
   self.onmessage = (event) => inTurn(async () => {
-    const { id, scenario } = event.data;
+    const { id, scenario, cores } = event.data;
+    helpers ??= startHelpers(Number(cores) || Number(self.navigator?.hardwareConcurrency) || 1);
     try {
       await ready;
     } catch (error) {
@@ -93,12 +96,14 @@ if (self.name === SHARE) {
   }
 }
 
-// Helpers for one fewer share than the cores the browser reports (none on one core), each with
-// `ask(message)`: a promise of its share as JSON, or null if it failed (it is then given up).
-function startHelpers() {
-  const cores = Number(self.navigator?.hardwareConcurrency) || 1;
+// Helpers, each with `ask(message)`: a promise of its share as JSON, or null if it failed (it is
+// then given up). One core is left to the page, whose frames the edits wait for, so the plan gets
+// one share per core but that one (up to MAX_SHARES): no helper on one or two cores, where a
+// helper slowed the page's frames more than it sped up the plan.
+function startHelpers(cores) {
+  const shares = Math.max(1, Math.min(cores - 1, MAX_SHARES));
   const helpers = [];
-  for (let k = 1; k < Math.min(cores, MAX_SHARES); k++) {
+  for (let k = 1; k < shares; k++) {
     let worker;
     try {
       worker = new Worker(import.meta.url, { type: 'module', name: SHARE });

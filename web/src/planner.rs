@@ -103,8 +103,11 @@ impl Channel {
             return false;
         };
         let message = js_sys::Object::new();
+        // The cores the page sees: the worker splits the plan by them (see plan-worker.js).
+        let cores = web_sys::window().map_or(1.0, |w| w.navigator().hardware_concurrency());
         let sent = js_sys::Reflect::set(&message, &"id".into(), &id.into())
             .and_then(|_| js_sys::Reflect::set(&message, &"scenario".into(), &json.into()))
+            .and_then(|_| js_sys::Reflect::set(&message, &"cores".into(), &cores.into()))
             .and_then(|_| worker.post_message(&message));
         self.busy = sent.is_ok();
         if !self.busy {

@@ -638,7 +638,7 @@ fn markdown(
     writeln!(t, "|---|---:|---:|---:|")?;
     writeln!(
         t,
-        "| recompute after an edit (input event to the painted, updated recommendation; plan in Web Workers, split over the cores the browser reports (up to 4), {} trials) | {} | {} | {} |",
+        "| recompute after an edit (input event to the painted, updated recommendation; plan in a Web Worker, split with helper workers only where the page sees more than two cores, {} trials) | {} | {} | {} |",
         thousands(u64::from(DEFAULT_TRIALS)),
         ms(num(recompute, "median")),
         ms(num(recompute, "p95")),
