@@ -22,51 +22,42 @@ const ready = init({ module_or_path: new URL('gpufare_plan_bg.wasm', import.meta
 // reported as an unhandled rejection.
 ready.catch(() => {});
 
-// Runs `work` after every earlier message's work, whatever became of it.
-let queue = Promise.resolve();
-const inTurn = (work) => {
-  queue = queue.then(work, work);
-};
+// Answers every message with `{ id, [field]: work(message) }`, one message at a time, in order;
+// `null` when the work fails, and `failed` as well when the module could not be loaded.
+function serve(field, work) {
+  let queue = Promise.resolve();
+  self.onmessage = (event) => {
+    const turn = async () => {
+      const { id } = event.data;
+      try {
+        await ready;
+      } catch (error) {
+        self.postMessage({ id, [field]: null, failed: String(error) });
+        return;
+      }
+      let answer = null;
+      try {
+        answer = (await work(event.data)) ?? null;
+      } catch (error) {
+        answer = null;
+      }
+      self.postMessage({ id, [field]: answer });
+    };
+    queue = queue.then(turn, turn);
+  };
+}
 
 if (self.name === SHARE) {
   // A helper: { id, scenario, index, count } in, { id, share } out (null: not priced).
-  self.onmessage = (event) => inTurn(async () => {
-    const { id, scenario, index, count } = event.data;
-    try {
-      await ready;
-    } catch (error) {
-      self.postMessage({ id, share: null, failed: String(error) });
-      return;
-    }
-    let share = null;
-    try {
-      share = price_share(scenario, index, count) ?? null;
-    } catch (error) {
-      share = null;
-    }
-    self.postMessage({ id, share });
-  });
+  serve('share', ({ scenario, index, count }) => price_share(scenario, index, count));
 } else {
   // Started with the first message, which says how many cores the page sees.
   let helpers = null;
   let asked = 0;
 
-  self.onmessage = (event) => inTurn(async () => {
-    const { id, scenario, cores } = event.data;
+  serve('plan', ({ scenario, cores }) => {
     helpers ??= startHelpers(Number(cores) || Number(self.navigator?.hardwareConcurrency) || 1);
-    try {
-      await ready;
-    } catch (error) {
-      self.postMessage({ id, plan: null, failed: String(error) });
-      return;
-    }
-    let answer = null;
-    try {
-      answer = await planInShares(scenario);
-    } catch (error) {
-      answer = null;
-    }
-    self.postMessage({ id, plan: answer });
+    return planInShares(scenario);
   });
 
   // The plan of `scenario` as JSON, or null: in one piece without helpers, else in shares.

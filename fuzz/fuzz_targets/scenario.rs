@@ -1,12 +1,12 @@
 //! A scenario, as a saved file and as a share-link fragment; priced when it parses, whole and in
-//! shares (as the site's plan workers do), which must agree. Input that is not a scenario is also
-//! read as priced shares (what a helper worker answers) and put together into a plan.
+//! shares (as the site's plan workers do), which must agree. A scenario followed by a line of `---`
+//! and priced shares (what a helper worker answers) is put together into a plan.
 #![no_main]
 
 use gpufare_core::plan::share::{PricedShare, Share};
-use gpufare_core::scenario::document::{Scenario, parse_scenario};
+use gpufare_core::offers::default::default_catalog;
+use gpufare_core::scenario::document::parse_scenario;
 use gpufare_core::scenario::share::{decode_share, encode_share};
-use gpufare_core::task::presets::preset;
 use gpufare_fuzz::{quick, small_catalog, text};
 use libfuzzer_sys::fuzz_target;
 
@@ -39,12 +39,13 @@ fuzz_target!(|data: &[u8]| {
             }
         }
     }
+    // A scenario, a line of `---`, and the shares a helper worker might answer for it.
     if !any
-        && let Ok(shares) = serde_json::from_str::<Vec<PricedShare>>(&input)
-        && let Some(task) = preset("code_check")
+        && let Some((scenario, shares)) = input.split_once("\n---\n")
+        && let Ok(mut scenario) = parse_scenario(scenario)
+        && let Ok(shares) = serde_json::from_str::<Vec<PricedShare>>(shares)
     {
-        let mut scenario = Scenario::new(task, Some("code_check"));
         scenario.settings = quick(scenario.settings.clone());
-        let _ = scenario.plan_from_shares(&catalog, shares);
+        let _ = scenario.plan_from_shares(default_catalog(), shares);
     }
 });

@@ -455,6 +455,42 @@ async function typeHours(page, hours) {
   }, hours);
 }
 
+/** The recommendation and the ranking on screen. */
+async function shownPlan(page) {
+  return { decision: await page.locator('#decision').textContent(), rows: await ranking(page) };
+}
+
+/**
+ * Opens `page`'s share link afresh, where the page plans the scenario itself, and checks that it
+ * shows the plan `shown` to the cent. Returns the fresh page.
+ */
+async function samePlanOnPage(t, page, shown) {
+  await page.click('#share');
+  const link = await page.inputValue('#share-link');
+  const fresh = await (await browser.newContext({ locale: 'en-US' })).newPage();
+  t.after(() => fresh.context().close());
+  watch(t, fresh);
+  await fresh.goto(link);
+  await fresh.locator('#recommended').waitFor();
+  assert.equal(await fresh.locator('#app').getAttribute('data-planner'), 'page');
+  assert.equal(await fresh.locator('#decision').textContent(), shown.decision);
+  assert.deepEqual(await ranking(fresh), shown.rows);
+  return fresh;
+}
+
+/**
+ * A page in a context of its own without the service worker (so that routes see every fetch),
+ * and the errors it throws.
+ */
+async function bareSite(t) {
+  const context = await browser.newContext({ locale: 'en-US', serviceWorkers: 'block' });
+  t.after(() => context.close());
+  const page = await context.newPage();
+  const errors = [];
+  page.on('pageerror', (e) => errors.push(String(e)));
+  return { context, page, errors };
+}
+
 test('edits are planned in a Web Worker; a burst of them ends with the plan of the last one, as the page would compute it', async (t) => {
   const page = await openSite(t);
   assert.equal(await page.locator('#app').getAttribute('data-planner'), 'page', 'the first plan is the page\'s own');
@@ -465,27 +501,13 @@ test('edits are planned in a Web Worker; a burst of them ends with the plan of t
   await settled(page);
   assert.equal(await page.locator('#app').getAttribute('data-planner'), 'worker');
   assert.equal(await page.locator('.results-column').getAttribute('aria-busy'), 'false');
-  const shown = { decision: await page.locator('#decision').textContent(), rows: await ranking(page) };
-  await page.click('#share');
-  const link = await page.inputValue('#share-link');
   // The same scenario opened afresh is planned on the page itself: the same figures, to the cent.
-  const fresh = await (await browser.newContext({ locale: 'en-US' })).newPage();
-  t.after(() => fresh.context().close());
-  watch(t, fresh);
-  await fresh.goto(link);
-  await fresh.locator('#recommended').waitFor();
-  assert.equal(await fresh.locator('#app').getAttribute('data-planner'), 'page');
+  const fresh = await samePlanOnPage(t, page, await shownPlan(page));
   assert.equal(await fresh.inputValue('#work-hours'), '37');
-  assert.equal(await fresh.locator('#decision').textContent(), shown.decision);
-  assert.deepEqual(await ranking(fresh), shown.rows);
 });
 
 test('with more than two cores the worker splits each plan with helpers; a helper that cannot start leaves its share to the worker', async (t) => {
-  const context = await browser.newContext({ locale: 'en-US', serviceWorkers: 'block' });
-  t.after(() => context.close());
-  const page = await context.newPage();
-  const errors = [];
-  page.on('pageerror', (e) => errors.push(String(e)));
+  const { context, page, errors } = await bareSite(t);
   // The page sees four cores (whatever this machine has), so the worker starts two helpers.
   const cdp = await context.newCDPSession(page);
   await cdp.send('Emulation.setHardwareConcurrencyOverride', { hardwareConcurrency: 4 });
@@ -503,31 +525,18 @@ test('with more than two cores the worker splits each plan with helpers; a helpe
   };
   await hours(23);
   assert.equal(fetched, 3, 'the worker and two helpers fetched the module');
-  const shown = { decision: await page.locator('#decision').textContent(), rows: await ranking(page) };
+  const shown = await shownPlan(page);
   // Later edits are split with the helper left; back to 23 hours, the same figures.
   await hours(9);
   await hours(23);
-  assert.equal(await page.locator('#decision').textContent(), shown.decision);
-  assert.deepEqual(await ranking(page), shown.rows);
+  assert.deepEqual(await shownPlan(page), shown);
   // The page's own plan of the same scenario, opened afresh, has the same figures to the cent.
-  await page.click('#share');
-  const link = await page.inputValue('#share-link');
-  const fresh = await (await browser.newContext({ locale: 'en-US' })).newPage();
-  t.after(() => fresh.context().close());
-  await fresh.goto(link);
-  await fresh.locator('#recommended').waitFor();
-  assert.equal(await fresh.locator('#app').getAttribute('data-planner'), 'page');
-  assert.equal(await fresh.locator('#decision').textContent(), shown.decision);
-  assert.deepEqual(await ranking(fresh), shown.rows);
+  await samePlanOnPage(t, page, shown);
   assert.deepEqual(errors, []);
 });
 
 test('without its worker the page plans on its own and says nothing is wrong', async (t) => {
-  const context = await browser.newContext({ locale: 'en-US', serviceWorkers: 'block' });
-  t.after(() => context.close());
-  const page = await context.newPage();
-  const errors = [];
-  page.on('pageerror', (e) => errors.push(String(e)));
+  const { page, errors } = await bareSite(t);
   // The worker's module cannot be fetched, as on a connection that drops after the first load.
   await page.route('**/gpufare_plan_bg.wasm', (route) => route.abort());
   await page.goto(BASE);

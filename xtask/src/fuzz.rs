@@ -14,7 +14,6 @@ use std::time::Instant;
 
 use anyhow::{Context, Result, bail};
 use gpufare_core::export::budget::{budget, budget_json};
-use gpufare_core::offers::catalog::Catalog;
 use gpufare_core::offers::default::default_catalog;
 use gpufare_core::plan::plan;
 use gpufare_core::plan::settings::PlanSettings;
@@ -207,25 +206,19 @@ fn seed(root: &Path, target: &str, corpus: &Path) -> Result<()> {
                 seeds.push((format!("{id}.json"), serde_json::to_vec(&scenario)?));
                 seeds.push((format!("{id}.link"), encode_share(&scenario).into_bytes()));
             }
-            // What a helper plan worker answers: the shares of the target's own scenario, priced
-            // against its small catalog (every seventh offer of the default one, as in
-            // `fuzz/src/lib.rs`), so that putting them together succeeds.
+            // A scenario and what helper plan workers answer for it, after a line of `---`: the
+            // offers kept to one provider's few, so that the seed stays under MAX_LEN.
             let task = preset("code_check").context("preset")?;
             let mut scenario = Scenario::new(task, Some("code_check"));
             scenario.settings.trials = 20;
-            let small = Catalog {
-                format_version: default_catalog().format_version,
-                offers: default_catalog()
-                    .offers
-                    .iter()
-                    .step_by(7)
-                    .cloned()
-                    .collect(),
-            };
+            scenario.filter.text = "vast".into();
             let shares = (0..2)
-                .map(|index| scenario.price_share(&small, Share { index, count: 2 }))
+                .map(|index| scenario.price_share(default_catalog(), Share { index, count: 2 }))
                 .collect::<Result<Vec<_>, _>>()?;
-            seeds.push(("shares.json".into(), serde_json::to_vec(&shares)?));
+            let mut seed = serde_json::to_vec(&scenario)?;
+            seed.extend_from_slice(b"\n---\n");
+            seed.extend(serde_json::to_vec(&shares)?);
+            seeds.push(("shares.txt".into(), seed));
         }
         "budget" => {
             let settings = PlanSettings {

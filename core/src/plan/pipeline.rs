@@ -79,8 +79,8 @@ pub fn plan_with_traces(
 }
 
 /// One plan checked and set up: what pricing any of its offers shares. [`plan_with_traces`]
-/// prices every offer with it at once; [`crate::plan::share`] prices the offers in shares (one per Web Worker,
-/// say) and puts the plan together afterwards, with the same result to the bit.
+/// prices every offer with it at once; [`crate::plan::share`] prices the offers in shares (one
+/// per Web Worker, say) and puts the plan together afterwards, with the same result to the bit.
 pub(crate) struct Prepared<'a> {
     ctx: Context<'a>,
     catalog: &'a Catalog,
@@ -131,47 +131,38 @@ impl<'a> Prepared<'a> {
     }
 
     /// The options of the offers at `places` in the catalog, with their places, in that order,
-    /// each with its risk and policies (places past the catalog's end are left out). An offer's option depends on no other offer but the one its policies fall
-    /// back to, so any split of the places gives the same options.
+    /// each with its risk and policies (places past the catalog's end are left out). An offer's
+    /// option depends on no other offer but the one its policies fall back to, so any split of
+    /// the places gives the same options.
     pub(crate) fn price(&self, places: &[usize]) -> Vec<(usize, OptionResult)> {
         let offers = &self.catalog.offers;
-        let parts_at = |i: usize| {
-            offers
-                .get(i)
-                .map(|o| evaluate_parts(&self.ctx, o, Some(&self.draws)))
-        };
         // Every offer asked for priced once (in parallel where the build allows, each into its
         // own place); then the offers their policies move to, where not among them; then each
         // interruptible one prices its policies, moving to an offer priced before.
         let mut parts: Vec<Option<Parts>> = offers.iter().map(|_| None).collect();
-        let first = parallel::map(places, |&i| parts_at(i));
-        for (&i, p) in places.iter().zip(first) {
-            if let Some(slot) = parts.get_mut(i) {
-                *slot = p;
-            }
-        }
-        let mut twins: Vec<usize> = places
+        self.price_parts(&mut parts, places);
+        let twins: Vec<Option<usize>> = places
             .iter()
-            .filter_map(|&i| self.twin_of(i, parts.get(i)?.as_ref()?))
+            .map(|&i| self.twin_of(i, parts.get(i)?.as_ref()?))
+            .collect();
+        let mut missing: Vec<usize> = twins
+            .iter()
+            .flatten()
+            .copied()
             .filter(|&j| parts.get(j).is_some_and(Option::is_none))
             .collect();
-        twins.sort_unstable();
-        twins.dedup();
-        let second = parallel::map(&twins, |&j| parts_at(j));
-        for (&j, p) in twins.iter().zip(second) {
-            if let Some(slot) = parts.get_mut(j) {
-                *slot = p;
-            }
-        }
-        parallel::map(places, |&i| {
+        missing.sort_unstable();
+        missing.dedup();
+        self.price_parts(&mut parts, &missing);
+        let asked: Vec<(usize, Option<usize>)> = places.iter().copied().zip(twins).collect();
+        parallel::map(&asked, |&(i, twin)| {
             let (Some(offer), Some((option, _, time))) =
                 (offers.get(i), parts.get(i).and_then(Option::as_ref))
             else {
                 return None;
             };
             let mut option = option.clone();
-            let twin = parts.get(i).and_then(Option::as_ref).and_then(|p| {
-                let j = self.twin_of(i, p)?;
+            let twin = twin.and_then(|j| {
                 let (twin_option, _, twin_time) = parts.get(j)?.as_ref()?;
                 Some((offers.get(j)?, twin_option, twin_time))
             });
@@ -181,6 +172,21 @@ impl<'a> Prepared<'a> {
         .into_iter()
         .flatten()
         .collect()
+    }
+
+    /// Prices the offers at `places` before their policies, each into its slot of `parts`.
+    fn price_parts(&self, parts: &mut [Option<Parts>], places: &[usize]) {
+        let offers = &self.catalog.offers;
+        let priced = parallel::map(places, |&i| {
+            offers
+                .get(i)
+                .map(|o| evaluate_parts(&self.ctx, o, Some(&self.draws)))
+        });
+        for (&i, p) in places.iter().zip(priced) {
+            if let Some(slot) = parts.get_mut(i) {
+                *slot = p;
+            }
+        }
     }
 
     /// The places of the offers share `index` of `count` prices: see [`parallel::deal`], with each
