@@ -6,6 +6,7 @@
 //! `unsupported` list and its field left unknown. The sampling window and the snapshot go through
 //! the [`GpuSource`] trait, so the window logic is tested without a GPU.
 
+use crate::libs::{self, Lib};
 use gpufare_core::profile::gpu::{
     Clocks, DriverFacts, Ecc, GpuFacts, GpuProcess, MigDevice, PcieLink, Power,
 };
@@ -53,11 +54,44 @@ pub enum Opened {
 }
 
 /// Opens NVML; a missing driver becomes a reason, not an error.
+///
+/// The dynamic loader is asked first; where it does not know the library (the driver's files
+/// mounted under `/usr/local/nvidia/lib64`, say, with no `LD_LIBRARY_PATH`), the usual folders
+/// of [`crate::libs`] are tried one by one, and the reason names where the probe looked.
 pub fn open() -> Opened {
-    match Nvml::init() {
-        Ok(nvml) => Opened::Ready(Box::new(NvmlSource { nvml })),
-        Err(err) => Opened::Unavailable(describe_init_error(&err)),
+    let first = match Nvml::init() {
+        Ok(nvml) => return Opened::Ready(Box::new(NvmlSource { nvml })),
+        Err(err) => err,
+    };
+    if !matches!(first, NvmlError::LibloadingError(_)) {
+        return Opened::Unavailable(describe_init_error(&first));
     }
+    let places = libs::system();
+    let mut refused = Vec::new();
+    for path in places.find(Lib::Nvml) {
+        match Nvml::builder().lib_path(path.as_os_str()).init() {
+            Ok(nvml) => return Opened::Ready(Box::new(NvmlSource { nvml })),
+            // The library loaded but the driver said no: that is the reason to give.
+            Err(err) if !matches!(err, NvmlError::LibloadingError(_)) => {
+                return Opened::Unavailable(format!(
+                    "{} (NVML from {})",
+                    describe_init_error(&err),
+                    path.display()
+                ));
+            }
+            Err(err) => refused.push(format!("{} ({err})", path.display())),
+        }
+    }
+    let mut why = format!(
+        "no NVIDIA driver: {} could not be loaded; {}",
+        Lib::Nvml.display_name(),
+        places.looked(Lib::Nvml)
+    );
+    if !refused.is_empty() {
+        why.push_str("; found but could not load: ");
+        why.push_str(&refused.join(", "));
+    }
+    Opened::Unavailable(why)
 }
 
 fn describe_init_error(err: &NvmlError) -> String {

@@ -13,6 +13,7 @@ mod gpu;
 mod host;
 mod hoststat;
 mod interrupt;
+mod libs;
 mod limits;
 mod markers;
 mod net;
