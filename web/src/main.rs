@@ -6,6 +6,7 @@
 
 mod catalog_io;
 mod charts;
+mod clock;
 mod estimator_view;
 mod export_view;
 mod fields;

@@ -372,6 +372,7 @@ fn add_offer_body(lang: ReadSignal<Lang>, scenario: RwSignal<Scenario>) -> impl 
             currency: currency.get_untracked(),
             price: p,
             vram_gib: vram.get_untracked().map(crate::fields::f),
+            as_of: crate::clock::today(),
         };
         scenario.update(|s| {
             let id = free_custom_id(|id| s.edits.added.iter().any(|o| o.id == id));

@@ -3,6 +3,7 @@
 //! numbers, and work spread over the cores where the build allows. This layer imports nothing
 //! else from the crate.
 
+pub mod date;
 pub mod input;
 pub mod money;
 pub mod parallel;

@@ -93,6 +93,22 @@ pub enum Problem {
     /// A low or high end of a range on the wrong side of the central value.
     #[error("the range must hold the rate: low <= rate <= high")]
     RangeOrder,
+    /// A price date that is not a day or a month.
+    #[error("{value:?} is not a date: write YYYY-MM-DD, or YYYY-MM when the source gives no day")]
+    NotADate {
+        /// What was given.
+        value: String,
+    },
+    /// A field or column the format does not have (a typo would otherwise drop a value
+    /// silently).
+    #[error("is not a field of this format{}", suggestion.as_ref().map(|s| format!(" (did you mean {s:?}?)")).unwrap_or_default())]
+    UnknownField {
+        /// The closest known name, when one is close.
+        suggestion: Option<String>,
+    },
+    /// An estimate flag that contradicts the stated evidence.
+    #[error("an estimated price has evidence \"estimate\", and only an estimated one")]
+    EstimateEvidence,
 }
 
 impl Problem {
@@ -116,8 +132,50 @@ impl Problem {
             Problem::OneRateForm => "one_rate_form",
             Problem::RangeOrder => "range_order",
             Problem::FallbackNotFound { .. } => "fallback_not_found",
+            Problem::NotADate { .. } => "not_a_date",
+            Problem::UnknownField { .. } => "unknown_field",
+            Problem::EstimateEvidence => "estimate_evidence",
         }
     }
+}
+
+/// The name in `known` closest to `name` by edit distance, when it is close enough to be a typo
+/// of it (at most two edits, and fewer than half the name's letters).
+pub fn closest_name<'a>(name: &str, known: impl IntoIterator<Item = &'a str>) -> Option<String> {
+    let name = name.trim().to_ascii_lowercase();
+    let mut best: Option<(usize, &str)> = None;
+    for candidate in known {
+        let d = edit_distance(&name, &candidate.to_ascii_lowercase());
+        if best.is_none_or(|(b, _)| d < b) {
+            best = Some((d, candidate));
+        }
+    }
+    best.filter(|(d, _)| *d <= 2 && *d * 2 < name.chars().count().max(1))
+        .map(|(_, c)| c.to_owned())
+}
+
+/// Levenshtein distance over characters.
+fn edit_distance(a: &str, b: &str) -> usize {
+    let b: Vec<char> = b.chars().collect();
+    let mut row: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.chars().enumerate() {
+        let mut diagonal = row.first().copied().unwrap_or(0);
+        if let Some(first) = row.first_mut() {
+            *first = i + 1;
+        }
+        for (j, cb) in b.iter().enumerate() {
+            let above = row.get(j + 1).copied().unwrap_or(usize::MAX);
+            let left = row.get(j).copied().unwrap_or(usize::MAX);
+            let value = (diagonal + usize::from(ca != *cb))
+                .min(above.saturating_add(1))
+                .min(left.saturating_add(1));
+            diagonal = above;
+            if let Some(cell) = row.get_mut(j + 1) {
+                *cell = value;
+            }
+        }
+    }
+    row.last().copied().unwrap_or(0)
 }
 
 /// A field and what is wrong with it. The field is named as in the document's JSON form (a
@@ -217,6 +275,18 @@ impl From<serde_json::Error> for JsonProblem {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_typo_is_matched_to_the_name_it_misspells_and_nothing_far_is() {
+        let known = ["price", "price_evidence", "as_of", "notice_seconds"];
+        assert_eq!(closest_name("prce", known).as_deref(), Some("price"));
+        assert_eq!(closest_name("Price", known).as_deref(), Some("price"));
+        assert_eq!(closest_name("asof", known).as_deref(), Some("as_of"));
+        assert_eq!(closest_name("notice_secs", known), None);
+        assert_eq!(closest_name("colour", known), None);
+        assert_eq!(closest_name("", known), None);
+        assert_eq!(edit_distance("kitten", "sitting"), 3);
+    }
 
     fn problem(text: &str) -> JsonProblem {
         #[derive(Debug, serde::Deserialize)]

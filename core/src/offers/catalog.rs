@@ -101,6 +101,7 @@ pub fn parse_catalog_json(text: &str) -> Result<Catalog, CatalogError> {
             max: CATALOG_FORMAT_VERSION,
         });
     }
+    check_known_fields(&value)?;
     let catalog: Catalog = serde_json::from_str(text).map_err(json_err)?;
     for (i, offer) in catalog.offers.iter().enumerate() {
         validate_offer(offer).map_err(|e| CatalogError::Field {
@@ -116,6 +117,101 @@ pub fn parse_catalog_json(text: &str) -> Result<Catalog, CatalogError> {
     Ok(catalog)
 }
 
+/// The fields of an offer in the JSON form (the interruption fields are written flat).
+pub const OFFER_FIELDS: [&str; 40] = [
+    "id",
+    "provider",
+    "region",
+    "gpu",
+    "gpu_count",
+    "tenancy",
+    "gpu_fraction",
+    "vram_gib",
+    "vcpu",
+    "ram_gib",
+    "billing_mode",
+    "term_months",
+    "upfront",
+    "price",
+    "currency",
+    "granularity",
+    "minimum_minutes",
+    "interruption_per_month",
+    "interruption_per_hour",
+    "mtbi_hours",
+    "interruption_low_per_hour",
+    "interruption_high_per_hour",
+    "capacity_gap_hours",
+    "notice_seconds",
+    "protection_hours",
+    "interruption_source",
+    "trace",
+    "fallback",
+    "queue_wait_hours",
+    "storage_per_gb_month",
+    "egress_per_gb",
+    "system_disk_per_month",
+    "security",
+    "slowdown",
+    "io",
+    "as_of",
+    "source",
+    "price_evidence",
+    "estimate",
+    "estimate_note",
+];
+
+/// The fields of the objects nested in an offer.
+const NESTED_FIELDS: [(&str, &[&str]); 3] = [
+    ("region", &["id", "name", "class", "rtt_ms"]),
+    ("slowdown", &["median", "p99", "source"]),
+    ("io", &["disk_read_mb_s", "download_mbit_s"]),
+];
+
+/// Refuses, by name, a field the catalog format does not have (serde would ignore it, so a typo
+/// such as `prce` or `notice_secs` would drop its value without a word).
+fn check_known_fields(value: &serde_json::Value) -> Result<(), CatalogError> {
+    let unknown = |line: usize, path: String, name: &str, known: &[&str]| CatalogError::Field {
+        line: line as u64 + 1,
+        field: path,
+        problem: Problem::UnknownField {
+            suggestion: crate::numbers::problem::closest_name(name, known.iter().copied()),
+        },
+    };
+    if let Some(top) = value.as_object() {
+        for key in top.keys() {
+            if key != "format_version" && key != "offers" {
+                return Err(unknown(0, key.clone(), key, &["format_version", "offers"]));
+            }
+        }
+    }
+    let offers = value.get("offers").and_then(serde_json::Value::as_array);
+    for (i, offer) in offers.into_iter().flatten().enumerate() {
+        let Some(fields) = offer.as_object() else {
+            continue;
+        };
+        for (key, inner) in fields {
+            if !OFFER_FIELDS.contains(&key.as_str()) {
+                return Err(unknown(i, format!("offers[{i}].{key}"), key, &OFFER_FIELDS));
+            }
+            let nested = NESTED_FIELDS.iter().find(|(name, _)| name == key);
+            if let (Some((_, known)), Some(object)) = (nested, inner.as_object()) {
+                for inner_key in object.keys() {
+                    if !known.contains(&inner_key.as_str()) {
+                        return Err(unknown(
+                            i,
+                            format!("offers[{i}].{key}.{inner_key}"),
+                            inner_key,
+                            known,
+                        ));
+                    }
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
 /// Writes a catalog as pretty JSON with `format_version` first.
 pub fn catalog_to_json(catalog: &Catalog) -> String {
     serde_json::to_string_pretty(catalog).unwrap_or_default()
@@ -129,4 +225,70 @@ pub(crate) fn check_unique(offers: &[Offer]) -> Result<(), CatalogError> {
         }
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The list of known fields is the schema's: a field added to `Offer` without being added
+    /// here would be refused in every catalog that uses it.
+    #[test]
+    fn the_known_fields_are_the_schemas() {
+        let schema = serde_json::to_value(schemars::schema_for!(Offer)).unwrap();
+        let props = |v: &serde_json::Value| -> Vec<String> {
+            let mut keys: Vec<String> = v["properties"]
+                .as_object()
+                .unwrap()
+                .keys()
+                .cloned()
+                .collect();
+            keys.sort();
+            keys
+        };
+        let mut ours: Vec<String> = OFFER_FIELDS.iter().map(|s| (*s).to_owned()).collect();
+        ours.sort();
+        assert_eq!(props(&schema), ours);
+        let defs = &schema["$defs"];
+        for (name, known) in NESTED_FIELDS {
+            let def = match name {
+                "region" => "Region",
+                "slowdown" => "SlowdownOverride",
+                _ => "IoRates",
+            };
+            let mut ours: Vec<String> = known.iter().map(|s| (*s).to_owned()).collect();
+            ours.sort();
+            assert_eq!(props(&defs[def]), ours, "{name}");
+        }
+    }
+
+    #[test]
+    fn a_misspelt_field_is_refused_by_name_with_the_likely_one() {
+        let good = crate::offers::default::default_catalog();
+        let json = catalog_to_json(&Catalog {
+            format_version: 1,
+            offers: good.offers[..2].to_vec(),
+        });
+        assert!(parse_catalog_json(&json).is_ok());
+        let typo = json.replacen("\"notice_seconds\"", "\"notice_secnds\"", 1);
+        assert_ne!(typo, json);
+        match parse_catalog_json(&typo).unwrap_err() {
+            CatalogError::Field { field, problem, .. } => {
+                assert!(field.ends_with(".notice_secnds"), "{field}");
+                assert_eq!(
+                    problem,
+                    Problem::UnknownField {
+                        suggestion: Some("notice_seconds".to_owned())
+                    }
+                );
+            }
+            other => panic!("{other:?}"),
+        }
+        let nested = json.replacen("\"rtt_ms\"", "\"rtt\"", 1);
+        let err = parse_catalog_json(&nested).unwrap_err().to_string();
+        assert!(err.contains("offers[0].region.rtt"), "{err}");
+        let top = json.replacen("\"offers\"", "\"offer\": [], \"offers\"", 1);
+        let err = parse_catalog_json(&top).unwrap_err().to_string();
+        assert!(err.contains("offer"), "{err}");
+    }
 }

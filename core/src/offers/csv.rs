@@ -1,23 +1,26 @@
-//! Our catalog CSV: `#` comment lines, then a header naming the columns (any order; columns
-//! beyond ours are ignored), then one offer per row. Errors name the line and the column.
+//! Our catalog CSV: `#` comment lines, then a header naming the columns (any order; a column we
+//! do not know is refused by name, except the user's own columns named `x_...`), then one offer
+//! per row. Errors name the line and the column.
 
 use std::str::FromStr;
 
 use rust_decimal::Decimal;
 
 use crate::numbers::money::Currency;
-use crate::numbers::problem::Problem;
+use crate::numbers::problem::{Problem, closest_name};
 use crate::offers::billing::{BillingMode, Granularity};
 use crate::offers::catalog::{
     CATALOG_FORMAT_VERSION, Catalog, CatalogError, CsvProblem, check_unique,
 };
 use crate::offers::interruption::Interruptions;
-use crate::offers::offer::{Offer, Region, RegionClass, SecurityControl, default_rtt_ms};
+use crate::offers::offer::{
+    Offer, PriceEvidence, Region, RegionClass, SecurityControl, default_rtt_ms,
+};
 use crate::offers::tenancy::Tenancy;
 use crate::offers::validate::validate_offer;
 
 /// The column order of our CSV format.
-pub const CSV_COLUMNS: [&str; 39] = [
+pub const CSV_COLUMNS: [&str; 41] = [
     "id",
     "provider",
     "region",
@@ -45,6 +48,7 @@ pub const CSV_COLUMNS: [&str; 39] = [
     "interruption_high_per_hour",
     "capacity_gap_hours",
     "notice_seconds",
+    "protection_hours",
     "interruption_source",
     "trace",
     "fallback",
@@ -55,12 +59,13 @@ pub const CSV_COLUMNS: [&str; 39] = [
     "security",
     "as_of",
     "source",
+    "price_evidence",
     "estimate",
     "estimate_note",
 ];
 
 /// Reads our CSV format: `#` comment lines first, then a header naming the columns (any order;
-/// columns beyond ours are ignored), then one offer per row.
+/// an unknown column is refused by name unless it starts with `x_`), then one offer per row.
 pub fn parse_catalog_csv(text: &str) -> Result<Catalog, CatalogError> {
     let skipped = text
         .lines()
@@ -81,6 +86,24 @@ pub fn parse_catalog_csv(text: &str) -> Result<Catalog, CatalogError> {
         })?
         .clone();
     let index = |name: &str| headers.iter().position(|h| h.trim() == name);
+    // A column we do not know is refused by name: a misspelt header would otherwise drop its
+    // values without a word. Columns of the user's own start with `x_` and are left alone.
+    for (i, h) in headers.iter().enumerate() {
+        let name = h.trim();
+        if !CSV_COLUMNS.contains(&name) && !name.starts_with("x_") {
+            return Err(CatalogError::Field {
+                line: 1 + skipped as u64,
+                field: if name.is_empty() {
+                    format!("(column {} has no name)", i + 1)
+                } else {
+                    name.to_owned()
+                },
+                problem: Problem::UnknownField {
+                    suggestion: closest_name(name, CSV_COLUMNS),
+                },
+            });
+        }
+    }
     let required = [
         "id",
         "provider",
@@ -136,7 +159,7 @@ pub fn catalog_to_csv(catalog: &Catalog) -> String {
         let opt = |v: Option<String>| v.unwrap_or_default();
         let security: Vec<&str> = o.security.iter().map(|c| c.id()).collect();
         let i = &o.interruptions;
-        let row: [String; 39] = [
+        let row: [String; 41] = [
             o.id.clone(),
             o.provider.clone(),
             o.region.id.clone(),
@@ -164,6 +187,7 @@ pub fn catalog_to_csv(catalog: &Catalog) -> String {
             opt(i.interruption_high_per_hour.map(|v| v.to_string())),
             opt(i.capacity_gap_hours.map(|v| v.to_string())),
             opt(i.notice_seconds.map(|v| v.to_string())),
+            opt(i.protection_hours.map(|v| v.to_string())),
             opt(i.interruption_source.clone()),
             opt(i.trace.clone()),
             opt(i.fallback.clone()),
@@ -174,6 +198,7 @@ pub fn catalog_to_csv(catalog: &Catalog) -> String {
             security.join(";"),
             o.as_of.clone(),
             o.source.clone(),
+            opt(o.price_evidence.map(|e| e.id().to_owned())),
             o.estimate.to_string(),
             opt(o.estimate_note.clone()),
         ];
@@ -241,6 +266,10 @@ fn offer_from_fields<'a>(
         _ => None,
     };
     let estimate = named(line, "estimate", v, flag, &["true", "false"])?;
+    let price_evidence = match get("price_evidence") {
+        None => None,
+        Some(v) => Some(one_of!("price_evidence", v, PriceEvidence::from_id, id)),
+    };
     let gpu_count = whole("gpu_count")?.unwrap_or(1);
     let region_id = get("region").unwrap_or("").to_owned();
     let offer = Offer {
@@ -274,6 +303,7 @@ fn offer_from_fields<'a>(
             interruption_high_per_hour: float("interruption_high_per_hour")?,
             capacity_gap_hours: float("capacity_gap_hours")?,
             notice_seconds: float("notice_seconds")?,
+            protection_hours: float("protection_hours")?,
             interruption_source: get("interruption_source").map(str::to_owned),
             trace: get("trace").map(str::to_owned),
             fallback: get("fallback").map(str::to_owned),
@@ -287,6 +317,7 @@ fn offer_from_fields<'a>(
         io: None,
         as_of: text("as_of")?,
         source: text("source")?,
+        price_evidence,
         estimate,
         estimate_note: get("estimate_note").map(str::to_owned),
     };

@@ -60,7 +60,7 @@ mod tests {
     #[test]
     fn errors_name_the_line_and_field() {
         let csv = format!(
-            "# comment\n{HEADER}\nok,P,r,tier1,A10,1,dedicated,1,24,pay_as_you_go,1.5,CNY,second,2026,src\nbad,P,r,tier1,A10,1,dedicated,1,24,pay_as_you_go,abc,CNY,second,2026,src\n"
+            "# comment\n{HEADER}\nok,P,r,tier1,A10,1,dedicated,1,24,pay_as_you_go,1.5,CNY,second,2026-03,src\nbad,P,r,tier1,A10,1,dedicated,1,24,pay_as_you_go,abc,CNY,second,2026-03,src\n"
         );
         let err = parse_catalog_csv(&csv).unwrap_err();
         assert_eq!(
@@ -78,24 +78,25 @@ mod tests {
             "line 4, field price: \"abc\" is not a valid number"
         );
         let csv = format!(
-            "{HEADER}\nx,P,r,tier1,A10,1,shared,1,24,pay_as_you_go,1,CNY,second,2026,src\n"
+            "{HEADER}\nx,P,r,tier1,A10,1,shared,1,24,pay_as_you_go,1,CNY,second,2026-03,src\n"
         );
         assert!(
             matches!(parse_catalog_csv(&csv), Err(CatalogError::Field { line: 2, ref field, .. }) if field == "tenancy")
         );
         let csv = format!(
-            "{HEADER}\nx,P,r,tier1,B9000,1,dedicated,1,24,pay_as_you_go,1,CNY,second,2026,src\n"
+            "{HEADER}\nx,P,r,tier1,B9000,1,dedicated,1,24,pay_as_you_go,1,CNY,second,2026-03,src\n"
         );
         assert!(
             matches!(parse_catalog_csv(&csv), Err(CatalogError::Field { ref field, .. }) if field == "gpu")
         );
-        let csv =
-            format!("{HEADER}\nx,P,r,tier1,A10,1,dedicated,1,24,pay_as_you_go,1,CNY,,2026,src\n");
+        let csv = format!(
+            "{HEADER}\nx,P,r,tier1,A10,1,dedicated,1,24,pay_as_you_go,1,CNY,,2026-03,src\n"
+        );
         assert!(
             matches!(parse_catalog_csv(&csv), Err(CatalogError::Field { ref field, .. }) if field == "granularity")
         );
         let csv = format!(
-            "{HEADER}\nx,P,r,tier1,A10,1,dedicated,1,24,pay_as_you_go,1,CNY,second,2026,src\nx,P,r,tier1,A10,1,dedicated,1,24,pay_as_you_go,1,CNY,second,2026,src\n"
+            "{HEADER}\nx,P,r,tier1,A10,1,dedicated,1,24,pay_as_you_go,1,CNY,second,2026-03,src\nx,P,r,tier1,A10,1,dedicated,1,24,pay_as_you_go,1,CNY,second,2026-03,src\n"
         );
         assert_eq!(
             parse_catalog_csv(&csv).unwrap_err(),
@@ -105,6 +106,33 @@ mod tests {
             parse_catalog_csv("id,provider\nx,y\n"),
             Err(CatalogError::Csv { .. })
         ));
+        // A season or a range is not a date.
+        let csv = format!(
+            "{HEADER}\nx,P,r,tier1,A10,1,dedicated,1,24,pay_as_you_go,1,CNY,second,2025-H2/2026,src\n"
+        );
+        assert_eq!(
+            parse_catalog_csv(&csv).unwrap_err().to_string(),
+            "line 2, field as_of: \"2025-H2/2026\" is not a date: write YYYY-MM-DD, or YYYY-MM when the source gives no day"
+        );
+        // A misspelt column is refused with the likely name; the user's own x_ columns pass.
+        let csv = format!(
+            "{HEADER},prce\nx,P,r,tier1,A10,1,dedicated,1,24,pay_as_you_go,1,CNY,second,2026-03,src,2\n"
+        );
+        assert_eq!(
+            parse_catalog_csv(&csv).unwrap_err().to_string(),
+            "line 1, field prce: is not a field of this format (did you mean \"price\"?)"
+        );
+        let csv = format!(
+            "{HEADER},x_buyer_note\nx,P,r,tier1,A10,1,dedicated,1,24,pay_as_you_go,1,CNY,second,2026-03,src,ask again in May\n"
+        );
+        assert!(parse_catalog_csv(&csv).is_ok());
+        // Evidence and the estimate flag must agree.
+        let csv = format!(
+            "{HEADER},price_evidence,estimate\nx,P,r,tier1,A10,1,dedicated,1,24,pay_as_you_go,1,CNY,second,2026-03,src,official,true\n"
+        );
+        assert!(
+            matches!(parse_catalog_csv(&csv), Err(CatalogError::Field { ref field, problem: Problem::EstimateEvidence, .. }) if field == "price_evidence")
+        );
         assert!(matches!(
             parse_catalog_json("{\"format_version\": 9, \"offers\": []}"),
             Err(CatalogError::UnsupportedFormat { found: 9, max: 1 })

@@ -28,6 +28,10 @@ pub const MAX_GAP_HOURS: f64 = 8_760.0;
 /// The longest notice accepted, seconds (a day).
 pub const MAX_NOTICE_SECONDS: f64 = 86_400.0;
 
+/// The longest protection period accepted, hours (a week; defined-duration blocks were at most
+/// six hours, Alibaba Cloud's protection period one hour).
+pub const MAX_PROTECTION_HOURS: f64 = 168.0;
+
 /// Preemptions per running hour pooled over the two public V100 spot traces of the *Can't Be
 /// Late* dataset (AWS p3.2xlarge, us-east-1c and us-west-2b, April 2023): 85 preemptions in
 /// 196.4 running hours. The default for a spot offer without better evidence.
@@ -126,6 +130,11 @@ pub struct Interruptions {
     /// 0 when absent.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub notice_seconds: Option<f64>,
+    /// Hours after each start in which the provider promises never to reclaim the instance
+    /// (Alibaba Cloud's preemptible instances: 1 hour by default; "defined duration" blocks):
+    /// 0 when absent.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub protection_hours: Option<f64>,
     /// Where the rate, gap and notice come from.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub interruption_source: Option<String>,
@@ -190,6 +199,11 @@ impl Interruptions {
     /// The notice before a preemption, hours.
     pub fn notice_hours(&self) -> f64 {
         self.notice_seconds.unwrap_or(0.0) / 3600.0
+    }
+
+    /// Hours after each start during which the instance is never reclaimed.
+    pub fn protection(&self) -> f64 {
+        self.protection_hours.unwrap_or(0.0)
     }
 
     /// Sets the rate in one form, clearing the others (so exactly one is ever given).
@@ -284,6 +298,17 @@ impl Interruptions {
                 Problem::OutOfRange {
                     min: 0.0,
                     max: MAX_NOTICE_SECONDS,
+                },
+            );
+        }
+        if let Some(p) = self.protection_hours
+            && !(p.is_finite() && (0.0..=MAX_PROTECTION_HOURS).contains(&p))
+        {
+            return fail(
+                "protection_hours",
+                Problem::OutOfRange {
+                    min: 0.0,
+                    max: MAX_PROTECTION_HOURS,
                 },
             );
         }

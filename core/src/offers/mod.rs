@@ -19,5 +19,5 @@ pub mod validate;
 pub use billing::{BillingMode, Granularity};
 pub use catalog::{CATALOG_FORMAT_VERSION, Catalog, CatalogError};
 pub use default::default_catalog;
-pub use offer::{IoRates, Offer, Region, RegionClass, SecurityControl};
+pub use offer::{IoRates, Offer, PriceEvidence, Region, RegionClass, SecurityControl};
 pub use tenancy::{Slowdown, SlowdownOverride, SlowdownSource, Tenancy};

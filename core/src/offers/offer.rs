@@ -78,6 +78,33 @@ identifiers!(SecurityControl {
     PrivateDeployment => "private_deployment",
 });
 
+/// How strong the evidence behind an offer's price is, strongest first.
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize, JsonSchema,
+)]
+#[serde(rename_all = "snake_case")]
+pub enum PriceEvidence {
+    /// A quote made to the user (a sales offer, a contract price).
+    Quote,
+    /// The provider's own price page, price API or price file.
+    Official,
+    /// A dated machine-readable catalog built from providers' APIs (SkyPilot's catalogs,
+    /// dstack's gpuhunt).
+    Catalog,
+    /// A dated figure quoted by a third party (an article, a comparison table, a forum post).
+    Secondary,
+    /// Derived by a stated rule from a comparable real price; no public figure for this row.
+    Estimate,
+}
+
+identifiers!(PriceEvidence {
+    Quote => "quote",
+    Official => "official",
+    Catalog => "catalog",
+    Secondary => "secondary",
+    Estimate => "estimate",
+});
+
 /// Measured IO rates of the machines behind an offer (the default: none measured).
 #[derive(Debug, Clone, Copy, PartialEq, Default, Serialize, Deserialize, JsonSchema)]
 pub struct IoRates {
@@ -181,10 +208,14 @@ pub struct Offer {
     /// them the model assumes IO never holds a run back.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub io: Option<IoRates>,
-    /// Date of the price fact, e.g. `2025-H2/2026`.
+    /// Date of the price: the source's own date, `YYYY-MM-DD`, or `YYYY-MM` when the source
+    /// gives only the month.
     pub as_of: String,
-    /// Where the price comes from.
+    /// Where the price comes from: a public URL, a feed and its version, or the user's quote.
     pub source: String,
+    /// How strong that source is; absent in catalogs that do not say.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub price_evidence: Option<PriceEvidence>,
     /// True when no public figure exists for this exact row.
     #[serde(default)]
     pub estimate: bool,
@@ -203,6 +234,21 @@ pub fn default_rtt_ms(class: RegionClass) -> f64 {
 }
 
 impl Offer {
+    /// The strength of the price's evidence: as stated, or [`PriceEvidence::Estimate`] for an
+    /// estimated row that does not say; `None` when a catalog gives no word on it.
+    pub fn evidence(&self) -> Option<PriceEvidence> {
+        if self.estimate {
+            Some(PriceEvidence::Estimate)
+        } else {
+            self.price_evidence
+        }
+    }
+
+    /// The date of the price, when `as_of` holds one (validated offers always do).
+    pub fn price_date(&self) -> Option<crate::numbers::date::PriceDate> {
+        crate::numbers::date::PriceDate::parse(&self.as_of).ok()
+    }
+
     /// A row to fill in: one whole GPU billed per second, pay-as-you-go, in a tier-1 region, with
     /// no extra charges, controls, measured figures or interruptions. Not a valid offer until its
     /// id, provider, GPU, memory, price and source are set.
@@ -240,6 +286,7 @@ impl Offer {
             io: None,
             as_of: String::new(),
             source: String::new(),
+            price_evidence: None,
             estimate: false,
             estimate_note: None,
         }

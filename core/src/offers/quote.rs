@@ -8,7 +8,7 @@ use crate::numbers::money::Currency;
 use crate::numbers::problem::{FieldError, Problem};
 use crate::offers::billing::{BillingMode, Granularity};
 use crate::offers::interruption::{Interruptions, assumed_spot};
-use crate::offers::offer::{Offer, Region};
+use crate::offers::offer::{Offer, PriceEvidence, Region};
 use crate::offers::tenancy::Tenancy;
 use crate::offers::validate::validate_offer;
 
@@ -35,6 +35,8 @@ pub struct Quote {
     pub price: Decimal,
     /// Visible VRAM, GiB; the card's own memory when not given.
     pub vram_gib: Option<f64>,
+    /// The quote's date, `YYYY-MM-DD` (the day it is entered, unless the user says otherwise).
+    pub as_of: String,
 }
 
 impl Quote {
@@ -76,8 +78,9 @@ impl Quote {
             } else {
                 Interruptions::default()
             },
-            as_of: "user".into(),
+            as_of: self.as_of.clone(),
             source: "added by the user".into(),
+            price_evidence: Some(PriceEvidence::Quote),
             ..Offer::blank()
         };
         if offer.provider.is_empty() {
@@ -109,6 +112,7 @@ mod tests {
             currency: Currency::Cny,
             price: Decimal::new(18, 1),
             vram_gib: vram,
+            as_of: "2026-12-05".into(),
         }
     }
 

@@ -3,9 +3,10 @@
 use rust_decimal::Decimal;
 
 use crate::hardware::gpu::find_gpu;
+use crate::numbers::date::PriceDate;
 use crate::numbers::problem::{FieldError, Problem};
 use crate::offers::billing::BillingMode;
-use crate::offers::offer::Offer;
+use crate::offers::offer::{Offer, PriceEvidence};
 use crate::offers::tenancy::Tenancy;
 
 /// The highest price, upfront payment or per-unit charge an offer may state, in its currency.
@@ -87,6 +88,15 @@ pub fn validate_offer(o: &Offer) -> Result<(), FieldError> {
     }
     if let Some(s) = &o.slowdown {
         s.validate()?;
+    }
+    PriceDate::parse(&o.as_of).map_err(|p| FieldError::new("as_of", p))?;
+    if o.source.trim().is_empty() {
+        return fail("source", Problem::Required);
+    }
+    if let Some(e) = o.price_evidence
+        && (e == PriceEvidence::Estimate) != o.estimate
+    {
+        return fail("price_evidence", Problem::EstimateEvidence);
     }
     Ok(())
 }

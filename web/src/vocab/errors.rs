@@ -69,6 +69,16 @@ pub fn problem(lang: Lang, p: &Problem) -> String {
         Problem::OneRateForm => "中断频率只能用一种形式填写：每小时、平均间隔或每月".to_owned(),
         Problem::RangeOrder => "范围必须包含中断频率：下限 ≤ 频率 ≤ 上限".to_owned(),
         Problem::FallbackNotFound { id } => format!("“{id}”不是目录中不可中断的方案"),
+        Problem::NotADate { value } => {
+            format!("“{value}”不是日期：请写成 YYYY-MM-DD；来源只给到月份时写 YYYY-MM")
+        }
+        Problem::UnknownField { suggestion } => match suggestion {
+            Some(s) => format!("不是这种格式的字段（是否想写“{s}”？）"),
+            None => "不是这种格式的字段".to_owned(),
+        },
+        Problem::EstimateEvidence => {
+            "估算价格的证据必须是“估算”，且只有估算价格可以这样标注".to_owned()
+        }
     }
 }
 
