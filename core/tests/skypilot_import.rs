@@ -18,7 +18,8 @@ fn aws_rows_merge_zones_split_spot_and_report_skips() {
     let (catalog, report) = import_vms_csv(
         include_str!("../../tests/fixtures/skypilot/aws-vms.csv"),
         "AWS",
-        "2025-H2/2026",
+        // A price date is a day or a month; the fixture's rows are of a snapshot from early 2026.
+        "2026-01",
     )
     .unwrap();
     assert_eq!(report.rows, 7);

@@ -6,6 +6,7 @@ pub mod billing;
 pub mod catalog;
 pub mod csv;
 pub mod default;
+pub mod feeds;
 pub mod import;
 pub mod interruption;
 pub mod offer;

@@ -9,6 +9,14 @@
 //! own; GCP host-VM rows carry no accelerator and are skipped; rows of the same instance and
 //! region in several zones are merged at the lowest price; AWS's `GpuPartitionSize` below 1 is a
 //! fractional GPU (a slice).
+//!
+//! The traps of [`crate::offers::feeds::traps`] apply too: an AWS Local or Wavelength Zone row
+//! (`use1-atl2-az1`) is not the region's price and is left out (`left_out`); a spot price below
+//! a fifth of on-demand is kept and flagged; an instance listed at one price in many regions is
+//! flagged (RunPod and Lambda list every data centre at one price, with capacity or not); a
+//! Vast price is the median of live marketplace offers and its rows' source says so. Rows are
+//! `catalog` evidence and never estimates (a spot row's interruption figures are assumed, and
+//! its `interruption_source` says so).
 
 use std::collections::BTreeMap;
 
@@ -21,8 +29,10 @@ use crate::hardware::gpu::find_gpu;
 use crate::numbers::money::Currency;
 use crate::offers::billing::BillingMode;
 use crate::offers::catalog::{CATALOG_FORMAT_VERSION, Catalog, CatalogError, CsvProblem};
+use crate::offers::feeds::traps::{is_aws_local_zone, region_class, spot_check, uniform_prices};
+use crate::offers::feeds::{DatedBy, FeedFlag, FeedReport, FeedSkip, Flag, SkipWhy};
 use crate::offers::interruption::assumed_spot;
-use crate::offers::offer::{Offer, Region, RegionClass, default_rtt_ms};
+use crate::offers::offer::{Offer, PriceEvidence, Region, default_rtt_ms};
 use crate::offers::tenancy::Tenancy;
 
 /// Spot counts as discounted only below this share of the on-demand price.
@@ -91,7 +101,57 @@ pub struct ImportReport {
     pub skipped: Vec<Skipped>,
     /// Spot prices not turned into offers, with the reason (the on-demand row is kept).
     pub spot_ignored: Vec<Skipped>,
+    /// Rows left out by the traps of public price data (an AWS Local Zone), with the reason.
+    #[serde(default)]
+    pub left_out: Vec<FeedSkip>,
+    /// Offers kept with something to know (an outlying spot price, one price everywhere).
+    #[serde(default)]
+    pub flagged: Vec<FeedFlag>,
+    /// Remarks about the file as a whole (a provider that lists every region at one price, a
+    /// marketplace median).
+    #[serde(default)]
+    pub notes: Vec<String>,
 }
+
+impl ImportReport {
+    /// The report in the form every feed's import gives it.
+    pub fn to_feed_report(
+        &self,
+        feed: &str,
+        source: &str,
+        as_of: &str,
+        dated_by: DatedBy,
+    ) -> FeedReport {
+        let mut r = FeedReport::new(feed, source, as_of, dated_by);
+        r.rows = self.rows;
+        r.offers = self.offers;
+        for s in self.skipped.iter().chain(&self.spot_ignored) {
+            match s.reason {
+                SkipReason::NoAccelerator => r.ignore("no accelerator (a host VM row)"),
+                SkipReason::SpotNotOffered => r.ignore("spot not offered"),
+                _ => r.skip(
+                    &format!("line {} {}", s.line, s.instance),
+                    SkipWhy::SkyPilot {
+                        reason: s.reason.clone(),
+                    },
+                ),
+            }
+        }
+        r.skipped.extend(self.left_out.iter().cloned());
+        r.flagged = self.flagged.clone();
+        r.notes = self.notes.clone();
+        if self.merged_zone_rows > 0 {
+            r.notes.push(format!(
+                "{} zone rows merged into their region's offer at the lowest price",
+                self.merged_zone_rows
+            ));
+        }
+        r
+    }
+}
+
+/// Providers that list every region at one price, with capacity there or not.
+const ONE_PRICE_EVERYWHERE: [&str; 3] = ["runpod", "lambda", "lambdalabs"];
 
 /// Maps SkyPilot accelerator names to our GPU short names.
 pub fn map_gpu(name: &str) -> Option<&'static str> {
@@ -122,15 +182,7 @@ fn dict_number(literal: &str, key: &str) -> Option<f64> {
 }
 
 fn slug(text: &str) -> String {
-    let mut s: String = text
-        .to_lowercase()
-        .chars()
-        .map(|c| if c.is_ascii_alphanumeric() { c } else { '-' })
-        .collect();
-    while s.contains("--") {
-        s = s.replace("--", "-");
-    }
-    s.trim_matches('-').to_owned()
+    crate::offers::feeds::slug(text)
 }
 
 /// Imports a SkyPilot `vms.csv` as offers of `provider`, priced in USD as of `as_of`.
@@ -138,6 +190,22 @@ pub fn import_vms_csv(
     text: &str,
     provider: &str,
     as_of: &str,
+) -> Result<(Catalog, ImportReport), CatalogError> {
+    import_vms_csv_from(
+        text,
+        provider,
+        as_of,
+        &format!("SkyPilot vms.csv import ({provider})"),
+    )
+}
+
+/// Imports a SkyPilot `vms.csv` as offers of `provider`, priced in USD as of `as_of`, each
+/// row's source `source` (the file's public URL).
+pub fn import_vms_csv_from(
+    text: &str,
+    provider: &str,
+    as_of: &str,
+    source: &str,
 ) -> Result<(Catalog, ImportReport), CatalogError> {
     let mut reader = csv::ReaderBuilder::new()
         .flexible(true)
@@ -166,6 +234,17 @@ pub fn import_vms_csv(
     let c_spot = col(&["SpotPrice"]);
     let c_vcpu = col(&["vCPUs"]);
     let c_mem = col(&["MemoryGiB"]);
+    let c_zone = col(&["AvailabilityZone"]);
+    let provider_id = provider.trim().to_ascii_lowercase();
+    let aws = provider_id == "aws";
+    let vast = provider_id == "vast" || provider_id == "vastai";
+    let source = if vast {
+        format!(
+            "{source} (Vast: the price is the median of the live offers in its bucket, not the cheapest)"
+        )
+    } else {
+        source.to_owned()
+    };
 
     let mut report = ImportReport::default();
     // (instance, region, spot) -> offer; zone rows merge at the lowest price.
@@ -196,6 +275,22 @@ pub fn import_vms_csv(
                 reason,
             })
         };
+        let zone = get(c_zone);
+        if aws && (is_aws_local_zone(zone) || is_aws_local_zone(get(Some(c_region)))) {
+            let zone = if zone.is_empty() {
+                get(Some(c_region))
+            } else {
+                zone
+            };
+            report.left_out.push(FeedSkip {
+                item: format!("line {line} {instance} {zone}"),
+                rows: 1,
+                reason: SkipWhy::LocalZone {
+                    zone: zone.to_owned(),
+                },
+            });
+            continue;
+        }
         let accelerator = get(c_acc);
         if accelerator.is_empty() {
             skip(&mut report, SkipReason::NoAccelerator);
@@ -245,9 +340,10 @@ pub fn import_vms_csv(
             _ => spec.vram_gb * fraction,
         };
         let region_id = get(Some(c_region)).to_owned();
+        let (class, _) = region_class(&region_id);
         let tenancy = if fraction < 1.0 {
             Tenancy::Vgpu
-        } else if provider.eq_ignore_ascii_case("vast") {
+        } else if vast {
             Tenancy::MarketplaceHost
         } else {
             Tenancy::Dedicated
@@ -257,8 +353,8 @@ pub fn import_vms_csv(
             region: Region {
                 id: region_id.clone(),
                 name: region_id.clone(),
-                class: RegionClass::Overseas,
-                rtt_ms: default_rtt_ms(RegionClass::Overseas),
+                class,
+                rtt_ms: default_rtt_ms(class),
             },
             gpu: gpu.to_owned(),
             gpu_count,
@@ -273,46 +369,42 @@ pub fn import_vms_csv(
                 .normalize(),
             currency: Currency::Usd,
             as_of: as_of.to_owned(),
-            source: format!("SkyPilot vms.csv import ({provider})"),
+            source: source.clone(),
+            price_evidence: Some(PriceEvidence::Catalog),
             ..Offer::blank()
         };
         let mut rows = vec![(false, base.clone())];
         match get(c_spot) {
             "" => {}
-            s => {
-                match s.parse::<f64>() {
-                    Ok(sp) if sp > 0.0 && sp < SPOT_DISCOUNT_SHARE * price => {
-                        let mut spot = base.clone();
-                        spot.billing_mode = BillingMode::Spot;
-                        spot.price = Decimal::from_f64_retain(sp)
-                            .unwrap_or_default()
-                            .round_dp(6)
-                            .normalize();
-                        spot.interruptions = assumed_spot(&spot.provider);
-                        spot.estimate = true;
-                        spot.estimate_note =
-                        Some("interruption rate, gap and range assumed from the public GPU spot traces".to_owned());
-                        rows.push((true, spot));
-                    }
-                    Ok(sp) if sp <= 0.0 => report.spot_ignored.push(Skipped {
-                        line,
-                        instance: instance.clone(),
-                        reason: SkipReason::SpotNotOffered,
-                    }),
-                    Ok(_) => report.spot_ignored.push(Skipped {
-                        line,
-                        instance: instance.clone(),
-                        reason: SkipReason::SpotNoDiscount,
-                    }),
-                    Err(_) => report.spot_ignored.push(Skipped {
-                        line,
-                        instance: instance.clone(),
-                        reason: SkipReason::SpotNotANumber {
-                            value: s.to_owned(),
-                        },
-                    }),
+            s => match s.parse::<f64>() {
+                Ok(sp) if sp > 0.0 && sp < SPOT_DISCOUNT_SHARE * price => {
+                    let mut spot = base.clone();
+                    spot.billing_mode = BillingMode::Spot;
+                    spot.price = Decimal::from_f64_retain(sp)
+                        .unwrap_or_default()
+                        .round_dp(6)
+                        .normalize();
+                    spot.interruptions = assumed_spot(&spot.provider);
+                    rows.push((true, spot));
                 }
-            }
+                Ok(sp) if sp <= 0.0 => report.spot_ignored.push(Skipped {
+                    line,
+                    instance: instance.clone(),
+                    reason: SkipReason::SpotNotOffered,
+                }),
+                Ok(_) => report.spot_ignored.push(Skipped {
+                    line,
+                    instance: instance.clone(),
+                    reason: SkipReason::SpotNoDiscount,
+                }),
+                Err(_) => report.spot_ignored.push(Skipped {
+                    line,
+                    instance: instance.clone(),
+                    reason: SkipReason::SpotNotANumber {
+                        value: s.to_owned(),
+                    },
+                }),
+            },
         }
         for (is_spot, mut offer) in rows {
             offer.id = format!(
@@ -338,11 +430,51 @@ pub fn import_vms_csv(
             }
         }
     }
+    // The cheapest zone's spot price against the region's on-demand price.
+    for ((instance, region, is_spot), offer) in &by_key {
+        if !is_spot {
+            continue;
+        }
+        let on_demand = by_key
+            .get(&(instance.clone(), region.clone(), false))
+            .map(|o| o.price);
+        if let crate::offers::feeds::traps::SpotCheck::KeepFlagged(
+            flag @ Flag::SpotOutlier { .. },
+        ) = spot_check(offer.price, on_demand)
+        {
+            report.flagged.push(FeedFlag {
+                item: offer.id.clone(),
+                flag,
+            });
+        }
+    }
+    for (instance, regions, price) in uniform_prices(
+        by_key
+            .iter()
+            .filter(|((_, _, spot), _)| !spot)
+            .map(|((instance, region, _), o)| (instance.clone(), region.as_str(), o.price)),
+    ) {
+        report.flagged.push(FeedFlag {
+            item: instance,
+            flag: Flag::UniformPrice { regions, price },
+        });
+    }
+    if ONE_PRICE_EVERYWHERE.contains(&provider_id.as_str()) {
+        report.notes.push(format!(
+            "{provider} lists every region at one price whether or not it has capacity there"
+        ));
+    }
+    if vast {
+        report.notes.push(
+            "Vast's price is the median of the live offers in each bucket, not the cheapest"
+                .to_owned(),
+        );
+    }
     let offers: Vec<Offer> = by_key.into_values().collect();
     report.offers = offers.len();
     if offers.is_empty() {
         return Err(CatalogError::Empty {
-            skipped: report.skipped.len(),
+            skipped: report.skipped.len() + report.left_out.len(),
         });
     }
     Ok((
