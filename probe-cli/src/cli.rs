@@ -33,7 +33,8 @@ pub enum Command {
     /// and break-even, with the same numbers as the site.
     #[command(after_help = PLAN_EXAMPLES)]
     Plan(PlanArgs),
-    /// List, validate or convert catalogs (our CSV/JSON, SkyPilot vms.csv).
+    /// List, validate, convert or refresh catalogs (our CSV/JSON, SkyPilot vms.csv, public price
+    /// feeds).
     #[command(subcommand, after_help = CATALOG_EXAMPLES)]
     Catalog(CatalogCommand),
     /// Show what preemption traces hold: preemptions, running share, spells and gaps, and the
@@ -112,7 +113,8 @@ Examples:
   gpufare catalog list
   gpufare catalog validate quotes.csv
   gpufare catalog convert quotes.csv --to json -o quotes.json
-  gpufare catalog convert aws-vms.csv --to csv -o aws.csv      # SkyPilot vms.csv -> ours";
+  gpufare catalog convert aws-vms.csv --to csv -o aws.csv      # SkyPilot vms.csv -> ours
+  gpufare catalog refresh azure aws gpuhunt:runpod -o cloud.json  # public price feeds -> ours";
 
 #[derive(Debug, Args)]
 pub struct PlanArgs {
@@ -440,6 +442,9 @@ pub enum CatalogCommand {
         #[arg(short, long, value_name = "FILE", default_value = "-")]
         output: PathBuf,
     },
+    /// Fetch public, keyless price feeds (Azure, AWS, Alibaba Cloud, SkyPilot's and gpuhunt's
+    /// catalogs) and write one catalog, every row dated and sourced.
+    Refresh(crate::catalog_refresh::RefreshArgs),
 }
 
 #[derive(Debug, Args)]

@@ -5,6 +5,7 @@
 //! happens in `gpufare-core`, so the site can redo it from the same profile.
 
 mod bench;
+mod catalog_refresh;
 mod cli;
 mod disk;
 mod estimate;
@@ -90,6 +91,7 @@ fn run(cli: cli::Cli) -> anyhow::Result<()> {
             cli::CatalogCommand::Convert { input, to, output } => {
                 plan_cmd::CatalogAction::Convert { input, to, output }
             }
+            cli::CatalogCommand::Refresh(args) => return catalog_refresh::run(&args),
         }),
         cli::Command::Fleet(command) => fleet::run(&command),
         cli::Command::Schema { name } => plan_cmd::run_schema(&name),
