@@ -25,9 +25,21 @@ use gpufare_core::task::presets::{PRESET_IDS, preset};
 use crate::run_cmd;
 
 /// The fuzz targets, one per parser (and `plan` on parsed input).
-pub const TARGETS: [&str; 10] = [
-    "task", "profile", "catalog", "scenario", "budget", "trace", "plan", "numbers", "fleet",
+pub const TARGETS: [&str; 14] = [
+    "task",
+    "profile",
+    "catalog",
+    "scenario",
+    "budget",
+    "trace",
+    "plan",
+    "numbers",
+    "fleet",
     "rules",
+    "feed_azure",
+    "feed_aws",
+    "feed_alibaba",
+    "feed_gpuhunt",
 ];
 
 /// Inputs the fixed-seed pass runs, over all targets together.
@@ -310,6 +322,22 @@ fn seed(root: &Path, target: &str, corpus: &Path) -> Result<()> {
             seeds.push(("rules.toml".into(), prefixed(0, toml.as_bytes())));
             let json = serde_json::to_vec(&gpufare_core::fleet::Rules::default())?;
             seeds.push(("rules.json".into(), prefixed(1, &json)));
+        }
+        // The price feeds: the fixtures shaped like each feed (tests/fixtures/feeds).
+        "feed_azure" | "feed_aws" | "feed_alibaba" => {
+            let prefix = target.trim_start_matches("feed_");
+            for p in files("tests/fixtures/feeds", "json")? {
+                if name(&p).starts_with(prefix) {
+                    seeds.push((name(&p), read(&p)?));
+                }
+            }
+        }
+        "feed_gpuhunt" => {
+            // The first byte picks the provider: 0 aws, 7 runpod (gpuhunt::PROVIDERS).
+            for (byte, file) in [(0, "gpuhunt-aws.csv"), (7, "gpuhunt-runpod.csv")] {
+                let p = root.join("tests/fixtures/feeds").join(file);
+                seeds.push((file.to_owned(), prefixed(byte, &read(&p)?)));
+            }
         }
         other => bail!("no seeds for fuzz target {other}"),
     }
