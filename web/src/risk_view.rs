@@ -286,6 +286,7 @@ fn report(lang: Lang, shown: Shown) -> impl IntoView {
             {range.map(|r| fact(Label::RiskRange, "range", r))}
             {fact(Label::RiskGap, "gap", hours_fine(lang, risk.gap_hours))}
             {fact(Label::RiskNotice, "notice", notice)}
+            {(risk.protection_hours > 0.0).then(|| fact(Label::RiskProtection, "protection", hours_fine(lang, risk.protection_hours)))}
             {fact(Label::FallbackOffer, "fallback", fallback_text)}
         </dl>
     };

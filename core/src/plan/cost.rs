@@ -371,6 +371,7 @@ pub fn time_inputs(ctx: &Context<'_>, offer: &Offer, work: &Work) -> TimeInputs 
         queue_mean_hours: offer.queue_wait_hours.unwrap_or(0.0),
         queue_every_run: offer.billing_mode.is_metered(),
         start_available: 0.0,
+        protection_hours: i.protection(),
     };
     match ctx.trace_for(offer) {
         Some(t) => inputs.fitted_to(&t.trace.stats().fitted),

@@ -15,7 +15,11 @@
 //! - a policy may move the rest of the job to an uninterruptible offer: after N preemptions, or
 //!   when the slack before a deadline no longer covers the remaining work there plus a restart
 //!   (checked at the start, at every preemption and through every gap). The fallback starts from
-//!   the last saved checkpoint, after its own queue and the restart overhead.
+//!   the last saved checkpoint, after its own queue and the restart overhead;
+//! - an instance starts after each wait (a run that waits for an instance) and after each gap; an
+//!   offer with a protection period never preempts an instance during its first hours of
+//!   running (restart included). That is the capacity's to know: [`Poisson::protected`] and the
+//!   trace replay's capacity hold the clock, the state machine only says when instances start.
 
 use crate::numbers::rng::{Ahead, Stream};
 
@@ -34,9 +38,11 @@ pub trait Capacity {
     fn window(&mut self) -> f64;
     /// Uses `hours` of the current window (at most all of it).
     fn run(&mut self, hours: f64);
-    /// At a preemption (the window used up): hours without an instance until one runs again.
+    /// At a preemption (the window used up): hours without an instance until one runs again;
+    /// a new instance starts after them.
     fn gap(&mut self) -> f64;
-    /// Hours until an instance runs, before run `run` of the job starts.
+    /// Hours until an instance runs, before run `run` of the job starts; a new instance starts
+    /// after them.
     fn wait(&mut self, run: usize) -> f64;
     /// How many times a cyclic capacity (a trace) has wrapped around; 0 for random capacity.
     fn cycles(&self) -> u64 {
@@ -311,7 +317,10 @@ impl Iterator for Bits {
 
 /// Capacity lost at random: preemptions a Poisson process in running time at `rate` per hour,
 /// exponential gaps with mean `gap_mean`, and start waits from the plan's shared draws (zero with
-/// probability `available`, else exponential with mean `wait_mean / (1 - available)`).
+/// probability `available`, else exponential with mean `wait_mean / (1 - available)`). With a
+/// protection period ([`Poisson::protected`]) the preemption clock of each instance runs only
+/// after its first hours; the process being memoryless, the exposure still to run is drawn as
+/// before, so without protection the draws, and every figure, are what they always were.
 pub struct Poisson<'a> {
     rate: f64,
     gap_mean: f64,
@@ -319,7 +328,12 @@ pub struct Poisson<'a> {
     available: f64,
     waits: &'a [f64],
     stream: Ahead,
+    /// Exposed running hours left before the next preemption, once drawn.
     pending: Option<f64>,
+    /// Hours of protection after each start of an instance.
+    protection: f64,
+    /// Hours of protection the running instance has left.
+    shielded: f64,
 }
 
 impl<'a> Poisson<'a> {
@@ -340,6 +354,22 @@ impl<'a> Poisson<'a> {
             waits,
             stream: Ahead::new(stream),
             pending: None,
+            protection: 0.0,
+            shielded: 0.0,
+        }
+    }
+
+    /// The same capacity with `hours` of protection after each start of an instance: no
+    /// preemption in an instance's first `hours` of running.
+    pub fn protected(mut self, hours: f64) -> Poisson<'a> {
+        self.protection = hours.max(0.0);
+        self
+    }
+
+    /// An instance starts: its protection begins.
+    fn start(&mut self) {
+        if self.protection > 0.0 {
+            self.shielded = self.protection;
         }
     }
 }
@@ -350,12 +380,26 @@ impl Capacity for Poisson<'_> {
             return f64::INFINITY;
         }
         let (stream, rate) = (&mut self.stream, self.rate);
-        *self
+        let exposed = *self
             .pending
-            .get_or_insert_with(|| stream.exponential() / rate)
+            .get_or_insert_with(|| stream.exponential() / rate);
+        if self.shielded > 0.0 {
+            self.shielded + exposed
+        } else {
+            exposed
+        }
     }
 
     fn run(&mut self, hours: f64) {
+        let mut hours = hours;
+        if self.shielded > 0.0 {
+            if hours < self.shielded {
+                self.shielded -= hours;
+                return;
+            }
+            hours -= self.shielded;
+            self.shielded = 0.0;
+        }
         if let Some(left) = self.pending.as_mut() {
             *left -= hours;
             if *left <= 0.0 {
@@ -365,6 +409,12 @@ impl Capacity for Poisson<'_> {
     }
 
     fn gap(&mut self) -> f64 {
+        if self.protection > 0.0 {
+            // The window was used up: the exposure is spent, whatever the rounding of
+            // protection plus exposure left of it.
+            self.pending = None;
+            self.start();
+        }
         if self.gap_mean > 0.0 {
             self.gap_mean * self.stream.exponential()
         } else {
@@ -373,6 +423,7 @@ impl Capacity for Poisson<'_> {
     }
 
     fn wait(&mut self, run: usize) -> f64 {
+        self.start();
         if self.wait_mean <= 0.0 {
             return 0.0;
         }

@@ -18,6 +18,7 @@ pub mod option;
 pub mod performance;
 pub mod pipeline;
 pub mod policy;
+pub mod protection;
 pub mod reason;
 pub mod replay;
 pub mod risk;

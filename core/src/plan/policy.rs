@@ -356,6 +356,7 @@ fn assess(
         gap_hours: round4(inputs.gap_mean_hours),
         notice_seconds: i.notice_seconds.unwrap_or(0.0),
         saves_on_notice: inputs.saves_on_notice,
+        protection_hours: inputs.protection(),
         source: if trace.is_some() {
             None
         } else {

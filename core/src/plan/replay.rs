@@ -7,6 +7,13 @@
 //! nothing of neighbours); runs follow each other on the trace. More runs than
 //! [`MAX_SIMULATED_RUNS`] are represented by scaling, as in the Monte Carlo. At most
 //! [`MAX_REPLAY_STARTS`] starts are replayed, evenly spaced (every tick of the public traces).
+//!
+//! An offer with a protection period P keeps each instance for its first P hours whatever the
+//! trace says: a preemption the trace records within P hours of the instance's start is not
+//! applied, and the instance runs on through the gap that follows. When the protection ends the
+//! provider looks again: with no capacity in the trace at that moment the instance is reclaimed
+//! there (and the job waits out the rest of the gap), otherwise it runs until the trace's next
+//! preemption.
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -71,6 +78,8 @@ impl Cycle {
             idx,
             offset: (hours - self.starts.get(idx).copied().unwrap_or(0.0)).max(0.0),
             wraps: 0,
+            protection: 0.0,
+            shielded: 0.0,
         }
     }
 }
@@ -81,6 +90,68 @@ pub struct TraceCapacity<'a> {
     idx: usize,
     offset: f64,
     wraps: u64,
+    /// Hours of protection after each start of an instance.
+    protection: f64,
+    /// Hours of protection the running instance has left.
+    shielded: f64,
+}
+
+impl<'a> TraceCapacity<'a> {
+    /// The same capacity with `hours` of protection after each start of an instance.
+    pub fn protected(mut self, hours: f64) -> TraceCapacity<'a> {
+        self.protection = hours.max(0.0);
+        self
+    }
+
+    /// Hours of running left before the trace's next preemption, from here (none in a gap).
+    fn bare_window(&self) -> f64 {
+        let n = self.cycle.stretches.len();
+        if !self.running_at(self.idx) {
+            return 0.0;
+        }
+        let mut hours = self.len(self.idx) - self.offset;
+        let mut j = self.idx;
+        for _ in 0..n {
+            j = (j + 1) % n;
+            if j == self.idx {
+                return f64::INFINITY; // running all the way round
+            }
+            if !self.running_at(j) {
+                return hours.max(0.0);
+            }
+            hours += self.len(j);
+        }
+        f64::INFINITY
+    }
+
+    /// Moves `hours` on along the trace, whatever runs there.
+    fn advance(&mut self, hours: f64) {
+        let mut left = hours;
+        let n = self.cycle.stretches.len();
+        // A move spans at most a cycle's stretches once whole cycles are stepped over at once.
+        if left.is_finite() && left > self.cycle.total && self.cycle.total > 0.0 {
+            let whole = libm::floor(left / self.cycle.total);
+            left -= whole * self.cycle.total;
+            self.wraps += whole as u64;
+        }
+        for _ in 0..=2 * n {
+            let rest = self.len(self.idx) - self.offset;
+            if left < rest - EPS {
+                self.offset += left;
+                return;
+            }
+            left -= rest;
+            self.next();
+            if left <= EPS {
+                return;
+            }
+        }
+    }
+
+    /// An instance starts here: its protection begins.
+    fn start(&mut self) {
+        self.shielded = self.protection;
+    }
 }
 
 impl TraceCapacity<'_> {
@@ -124,55 +195,38 @@ impl TraceCapacity<'_> {
 
 impl Capacity for TraceCapacity<'_> {
     fn window(&mut self) -> f64 {
-        let n = self.cycle.stretches.len();
-        if !self.running_at(self.idx) {
-            return 0.0;
+        if self.shielded <= 0.0 {
+            return self.bare_window();
         }
-        let mut hours = self.len(self.idx) - self.offset;
-        let mut j = self.idx;
-        for _ in 0..n {
-            j = (j + 1) % n;
-            if j == self.idx {
-                return f64::INFINITY; // running all the way round
-            }
-            if !self.running_at(j) {
-                return hours.max(0.0);
-            }
-            hours += self.len(j);
-        }
-        f64::INFINITY
+        // Protected: the instance runs through whatever the trace records until the protection
+        // ends, then meets the trace as it is there.
+        let mut then = TraceCapacity {
+            cycle: self.cycle,
+            idx: self.idx,
+            offset: self.offset,
+            wraps: self.wraps,
+            protection: 0.0,
+            shielded: 0.0,
+        };
+        then.advance(self.shielded);
+        self.shielded + then.bare_window()
     }
 
     fn run(&mut self, hours: f64) {
-        let mut left = hours;
-        let n = self.cycle.stretches.len();
-        // A run never crosses a gap, so at most a cycle's stretches are stepped over (and a
-        // capacity that runs all the way round is stepped over whole cycles at once).
-        if left.is_finite() && left > self.cycle.total && self.cycle.total > 0.0 {
-            let whole = libm::floor(left / self.cycle.total);
-            left -= whole * self.cycle.total;
-            self.wraps += whole as u64;
-        }
-        for _ in 0..=2 * n {
-            let rest = self.len(self.idx) - self.offset;
-            if left < rest - EPS {
-                self.offset += left;
-                return;
-            }
-            left -= rest;
-            self.next();
-            if left <= EPS {
-                return;
-            }
-        }
+        self.shielded = (self.shielded - hours).max(0.0);
+        self.advance(hours);
     }
 
     fn gap(&mut self) -> f64 {
-        self.skip_gap()
+        let waited = self.skip_gap();
+        self.start();
+        waited
     }
 
     fn wait(&mut self, _: usize) -> f64 {
-        self.skip_gap()
+        let waited = self.skip_gap();
+        self.start();
+        waited
     }
 
     fn cycles(&self) -> u64 {
@@ -227,7 +281,7 @@ pub fn replay(
             sim.push(outcome, scale);
             continue;
         }
-        let mut capacity = cycle.at(start as f64 * tick);
+        let mut capacity = cycle.at(start as f64 * tick).protected(inputs.protection());
         let outcome = run_job(&job, &mut capacity, rule, fallback.as_ref());
         events += u64::from(outcome.preemptions) + 1;
         sim.push(&outcome, scale);

@@ -122,6 +122,11 @@ pub struct Risk {
     pub notice_seconds: f64,
     /// Whether that notice is long enough to write a checkpoint (no work lost).
     pub saves_on_notice: bool,
+    /// Hours after each start of an instance in which it is never preempted, as the model
+    /// applied them (absent when none: no protection, or an offer that holds its machine between
+    /// runs).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub protection_hours: f64,
     /// The offer's note on where its figures come from.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub source: Option<String>,
@@ -135,6 +140,10 @@ pub struct Risk {
     pub policies: Vec<PolicyResult>,
     /// The policy behind the offer's figures in the ranking.
     pub chosen: Policy,
+}
+
+fn is_zero(x: &f64) -> bool {
+    *x == 0.0
 }
 
 impl Risk {

@@ -18,6 +18,12 @@
 //! A queue wait with the offer's mean comes before each run on metered offers and once for
 //! subscriptions.
 //!
+//! An offer may promise a protection period P after each start of an instance, in which it is
+//! never preempted; the preemption clock runs only after it. Every run on a metered offer starts
+//! its own instance, and so does every restart after a gap (the protection covers the restart's
+//! overhead first). The closed forms with P > 0 are in `plan::protection`; with P = 0 they are
+//! the ones above, computed as before.
+//!
 //! Expectations are computed in closed form (integrating over S numerically); the distribution
 //! (P50/P90, deadline misses) comes from a seeded Monte Carlo of the same model, event by event,
 //! through the state machine in `plan::job` that the trace replay uses too.
@@ -32,6 +38,7 @@ use crate::offers::trace::Fitted;
 use crate::plan::job::{
     Fallback, Job, MAX_PREEMPTIONS, NEVER_HOURS, Outcome, Poisson, Rule, run_job_rules,
 };
+use crate::plan::protection::Protected;
 use crate::task::document::Checkpoint;
 
 /// Runs simulated one by one; more runs are represented by scaling (an approximation that keeps
@@ -66,6 +73,10 @@ pub struct TimeInputs {
     /// Probability that a start finds capacity at once (a trace's running share); the rest of
     /// the starts wait, so that the mean wait is `queue_mean_hours`. 0 for a plain queue.
     pub start_available: f64,
+    /// Hours after each start of an instance in which it is never preempted (0: none). Used
+    /// only where every run starts its own instance (`queue_every_run`): see
+    /// [`TimeInputs::protection`].
+    pub protection_hours: f64,
 }
 
 impl TimeInputs {
@@ -82,6 +93,7 @@ impl TimeInputs {
             queue_mean_hours: 0.0,
             queue_every_run: false,
             start_available: 0.0,
+            protection_hours: 0.0,
         }
     }
 
@@ -109,6 +121,19 @@ impl TimeInputs {
         self.checkpoint
             .map(|c| c.interval_hours)
             .filter(|c| *c > 0.0)
+    }
+
+    /// The protection period the model applies after each start of an instance, hours: the
+    /// offer's where every run starts its own instance (metered offers), else none. An offer
+    /// that holds its machine between runs (a subscription) runs them all on one instance, whose
+    /// protection is long spent when a later run begins; providers offer protection periods on
+    /// preemptible pay-as-you-go instances only.
+    pub fn protection(&self) -> f64 {
+        if self.queue_every_run && self.protection_hours > 0.0 {
+            self.protection_hours
+        } else {
+            0.0
+        }
     }
 }
 
@@ -144,7 +169,7 @@ pub fn notice_saves(notice_hours: f64, checkpoint: Option<&Checkpoint>) -> bool 
 
 /// Expected running hours and failures to push `work` hours through interruptions.
 fn run_with_interruptions(work: f64, inputs: &TimeInputs) -> (f64, f64) {
-    Segments::new(inputs).run(work)
+    Segments::up_to(inputs, work).run(work)
 }
 
 /// What [`run_with_interruptions`] needs that does not depend on the work: computed once for
@@ -157,23 +182,42 @@ struct Segments {
     interval: Option<f64>,
     /// Failures of one whole checkpoint interval.
     per_interval: f64,
+    /// The closed form with a protection period, when the offer has one.
+    protected: Option<Protected>,
 }
 
 impl Segments {
-    fn new(inputs: &TimeInputs) -> Segments {
+    /// The segments of runs of up to `longest` hours of work (longer ones are priced too; a
+    /// protection period's walk over checkpoints is stored that far).
+    fn up_to(inputs: &TimeInputs, longest: f64) -> Segments {
         let lambda = inputs.interruptions_per_hour;
         let grow = libm::exp(lambda * inputs.restart_hours());
         let interval = inputs.interval_hours();
+        let saves = inputs.saves_on_notice && inputs.checkpoint.is_some();
+        let protection = inputs.protection();
         Segments {
             lambda,
             grow,
-            saves: inputs.saves_on_notice && inputs.checkpoint.is_some(),
+            saves,
             interval,
             per_interval: interval.map_or(0.0, |c| grow * libm::expm1(lambda * c.max(1e-9))),
+            protected: (protection > 0.0 && lambda > 0.0).then(|| {
+                Protected::new(
+                    lambda,
+                    protection,
+                    inputs.restart_hours(),
+                    interval,
+                    saves,
+                    longest,
+                )
+            }),
         }
     }
 
     fn run(&self, work: f64) -> (f64, f64) {
+        if let Some(p) = &self.protected {
+            return p.run(work);
+        }
         let (lambda, grow) = (self.lambda, self.grow);
         if lambda <= 0.0 || work <= 0.0 {
             return (work, 0.0);
@@ -275,9 +319,14 @@ pub fn expect(inputs: &TimeInputs) -> Expectation {
         // The integrand is smooth and Gaussian-weighted: the trapezoid rule converges fast.
         let dz = step();
         let (mut t, mut f) = (0.0, 0.0);
-        let segments = Segments::new(inputs);
         let base = inputs.run_hours * inputs.slowdown.median;
         let growth = growth(sigma);
+        let longest = if inputs.protection() > 0.0 {
+            growth.iter().fold(0.0_f64, |m, &g| m.max(base * g))
+        } else {
+            0.0
+        };
+        let segments = Segments::up_to(inputs, longest);
         for (&weight, &g) in weights().iter().zip(growth.iter()) {
             let (ti, fi) = segments.run(base * g);
             t += weight * ti;
@@ -697,9 +746,16 @@ fn staying_shortcut(
     let per_job = e.interruptions / f64::from(inputs.runs.max(1)) * draws.runs as f64;
     if e.never_finishes || per_job > FLUID_PREEMPTIONS {
         let mut sim = Simulation::with_capacity(draws.trials);
+        let longest = if inputs.protection() > 0.0 {
+            let base = inputs.run_hours * inputs.slowdown.median;
+            factors.iter().fold(0.0_f64, |m, &f| m.max(base * f))
+        } else {
+            0.0
+        };
+        let segments = Segments::up_to(inputs, longest);
         for (factors, waits) in draws.per_trial(&factors) {
             sim.push(
-                &fluid_trial(inputs, factors, waits, e.never_finishes),
+                &fluid_trial(inputs, &segments, factors, waits, e.never_finishes),
                 scale,
             );
         }
@@ -757,7 +813,8 @@ fn walk_trials(
             inputs.start_available,
             waits,
             stream,
-        );
+        )
+        .protected(inputs.protection());
         let job = Job {
             works: works.get(..factors.len()).unwrap_or(&[]),
             interval: inputs.interval_hours(),
@@ -842,6 +899,7 @@ pub const EVENT_BUDGET: u64 = 2_000_000;
 /// for the trial's own slowdown, each preemption followed by a mean gap.
 fn fluid_trial(
     inputs: &TimeInputs,
+    segments: &Segments,
     factors: &[f64],
     waits: &[f64],
     never: bool,
@@ -857,7 +915,6 @@ fn fluid_trial(
         return never_outcome;
     }
     let (mut wall, mut billed, mut preemptions) = (0.0, 0.0, 0.0);
-    let segments = Segments::new(inputs);
     for (run, (&factor, &wait)) in factors.iter().zip(waits).enumerate() {
         let work = inputs.run_hours * inputs.slowdown.median * factor;
         if inputs.queue_every_run || run == 0 {

@@ -215,12 +215,17 @@ def stretches(counts):
             out.append([r, 1])
     return out
 
-def replay_one(start, work, interval, restart, policy, deadline=None, od_hours=None):
-    """(wall, spot billed, fallback billed) of one start on TICK, tick by tick of state."""
-    n = len(TICK)
+def replay_one(start, work, interval, restart, policy, deadline=None, od_hours=None, tick=None,
+               protection=0.0):
+    """(wall, spot billed, fallback billed) of one start on `tick` (TICK by default), tick by tick
+    of state. With a protection period each instance (at the start and after each gap) keeps
+    running for its first `protection` hours whatever the trace says; then it is reclaimed at
+    once if the trace has no capacity there, else at the trace's next preemption."""
+    TICKS = tick or TICK
+    n = len(TICKS)
     t = 0.0
     pos = float(start)
-    running = lambda p: TICK[int(p) % n] >= 1
+    running = lambda p: TICKS[int(p) % n] >= 1
     def until_change(p):
         # Hours from p to the next change of state (wrapping; infinite if none).
         k = int(p)
@@ -241,7 +246,11 @@ def replay_one(start, work, interval, restart, policy, deadline=None, od_hours=N
         pos += w
     saved, need_restart, billed, pre = 0.0, 0.0, 0.0, 0
     while True:
-        window = until_change(pos)
+        if protection > 0:
+            end = pos + protection
+            window = protection + (until_change(end) if running(end) else 0.0)
+        else:
+            window = until_change(pos)
         need = need_restart + (work - saved)
         if window >= need:
             return t + need, billed + need, 0.0
@@ -265,8 +274,9 @@ def replay_one(start, work, interval, restart, policy, deadline=None, od_hours=N
         t += gap
         pos += gap
 
-def replayed(policy, deadline=None):
-    runs = [replay_one(s, 4.0, 2.0, 0.5, policy, deadline, 4.0) for s in range(len(TICK))]
+def replayed(policy, deadline=None, tick=None, protection=0.0):
+    tick = tick or TICK
+    runs = [replay_one(s, 4.0, 2.0, 0.5, policy, deadline, 4.0, tick, protection) for s in range(len(tick))]
     walls = sorted(r[0] for r in runs)
     rank = lambda q: walls[max(math.ceil(q * len(walls)), 1) - 1]
     mean = lambda i: sum(r[i] for r in runs) / len(runs)
@@ -297,6 +307,106 @@ scenario("on-demand only costs what the on-demand offer costs", "the spot offer'
          {**REPLAY_TASK, "spot_policy": {"kind": "on_demand_only"}}, pair,
          {"options": {"spot": {"/policy/kind": "on_demand_only", "hours_expected": 4, **money(rent=12)},
                       "card": {"hours_expected": 4, **money(rent=12)}}})
+
+# 33-38: protection periods. An instance is never preempted in its first P hours after each start
+# (the run's start and each restart after a gap; the restart's overhead runs inside the window).
+# An independent walk over checkpoints: the masses on every distinct protection left q at a
+# checkpoint, each segment first tried with q left, then retried on fresh instances.
+def protected_run(lam, work, interval, restart, P):
+    """(running hours, failures) of one run, P hours of protection after each start."""
+    def seg(q, x):
+        shield = min(q, x)
+        fail = 1 - math.exp(-lam * (x - shield))
+        e = max(restart + x - P, 0.0)
+        tries = math.exp(lam * e)
+        retry = min(P, restart + x) * tries + (tries - 1) / lam
+        return shield + fail / lam + fail * retry, fail * tries, 1 - fail
+    if interval is None or interval > work:
+        t, f, _ = seg(P, work)
+        return t, f
+    n = int(work // interval)
+    rest = work - n * interval
+    states = {P: 1.0}
+    T = F = 0.0
+    for _ in range(n):
+        nxt = {}
+        failed = 0.0
+        for q, m in states.items():
+            t, f, ok = seg(q, interval)
+            T += m * t
+            F += m * f
+            k = max(q - interval, 0.0)
+            nxt[k] = nxt.get(k, 0.0) + m * ok
+            failed += m * (1 - ok)
+        k = max(P - restart - interval, 0.0)
+        nxt[k] = nxt.get(k, 0.0) + failed
+        states = nxt
+    if rest > 0:
+        for q, m in states.items():
+            t, f, _ = seg(q, rest)
+            T += m * t
+            F += m * f
+    return T, F
+
+# λ = 0.5, hourly checkpoints, 0.1 h restarts, P = 1 h: the first segment runs under the first
+# instance's protection; the nine others are first tried unprotected (failing with 1 - e^{-0.5})
+# and retried on instances protected for 1 of their 1.1 h: e^{0.05} retries on average.
+fail = 1 - math.exp(-0.5)
+retry = 1 * math.exp(0.05) + math.expm1(0.05) / 0.5
+p_run, p_fails = 1 + 9 * (fail / 0.5 + fail * retry), 9 * fail * math.exp(0.05)
+assert abs(p_run - protected_run(0.5, 10, 1, 0.1, 1)[0]) < 1e-12
+scenario("a 1-hour protection period after each start", "λ = 0.5/h, 1 h checkpoints, 0.1 h restarts, P = 1 h: segment 1 free, 9 segments F = (1 - e^{-0.5}) e^{0.05}",
+         {**ckpt, "spot_policy": {"kind": "spot_only"}},
+         [spot("a", 2, interruption_per_hour=0.5, capacity_gap_hours=2, protection_hours=1)],
+         {"options": {"a": {"hours_expected": round(p_run + 2 * p_fails, 4), "running_hours_expected": round(p_run, 4),
+                            "interruptions_expected": round(p_fails, 4), "/risk/protection_hours": 1,
+                            **money(rent=metered(2, p_run))}}})
+w_run, w_fails = protected_run(0.5, 3, 0.25, 0.05, 1)
+scenario("protection that outlasts a checkpoint", "P = 1 h, 15-minute checkpoints, 0.05 h restarts: a restarted instance passes 3 checkpoints protected; walked state by state",
+         {"work_hours": 3, "checkpoint": {"interval_hours": 0.25, "restart_overhead_hours": 0.05}, "spot_policy": {"kind": "spot_only"}},
+         [spot("a", 2, interruption_per_hour=0.5, protection_hours=1)],
+         {"options": {"a": {"running_hours_expected": round(w_run, 4), "interruptions_expected": round(w_fails, 4),
+                            **money(rent=metered(2, w_run))}}})
+u_fails = math.expm1(0.5 * 3)
+u_run = 1 * math.exp(0.5 * 3) + u_fails / 0.5
+scenario("protection without checkpoints", "4 h unchecked, λ = 0.5, P = 1: F = e^{λ(W-P)} - 1, T = P e^{λ(W-P)} + F/λ",
+         {"work_hours": 4, "spot_policy": {"kind": "spot_only"}},
+         [spot("a", 2, interruption_per_hour=0.5, protection_hours=1)],
+         {"options": {"a": {"running_hours_expected": round(u_run, 4), "interruptions_expected": round(u_fails, 4),
+                            **money(rent=metered(2, u_run))}}})
+def poisson_at_least(k, mu):
+    term, cdf = math.exp(-mu), 0.0
+    for i in range(k):
+        cdf += term
+        term *= mu / (i + 1)
+    return 1 - cdf
+# A notice that saves the work: every running hour is work or a restart, T = W + r F, and with
+# a = P - r of free work per restart, F = Σ_k P(Poisson(λ(W - P - k a)) ≥ k + 1).
+s_fails = sum(poisson_at_least(k + 1, 0.25 * (9 - k * 0.9)) for k in range(10) if 9 - k * 0.9 > 1e-12)
+s_run = 10 + 0.1 * s_fails
+scenario("protection with a notice that saves the work", "MTBI 4 h, P = 1 h, 0.1 h restarts: F = Σ_k P(Poisson(0.25 (9 - 0.9k)) ≥ k + 1), T = 10 + 0.1 F, 1 h gaps",
+         {"checkpoint": {"interval_hours": 1, "restart_overhead_hours": 0.1, "save_minutes": 2}, "spot_policy": {"kind": "spot_only"}},
+         [spot("a", 2, mtbi_hours=4, capacity_gap_hours=1, notice_seconds=300, protection_hours=1)],
+         {"options": {"a": {"running_hours_expected": round(s_run, 4), "interruptions_expected": round(s_fails, 4),
+                            "hours_expected": round(s_run + s_fails, 4), "/risk/saves_on_notice": True,
+                            **money(rent=metered(2, s_run))}}})
+# The replay with protection: 1 h running, a 1 h gap, 8 h running. With P = 2.5 h the preemption
+# at 1 h falls inside the window of a start at tick 0, whose instance runs on through the gap;
+# a start at tick 9 outlives the preemption at 11 h but not the gap, and is reclaimed at 11.5 h.
+TICK_P = [1, 0, 1, 1, 1, 1, 1, 1, 1, 1]
+shielded = [spot("spot", 2, interruption_per_hour=0.5, protection_hours=2.5), payg("card", 3)]
+for policy, kind in [("spot_only", {"kind": "spot_only"}), ("fallback_after_1", {"kind": "fallback_after", "preemptions": 1})]:
+    r = replayed(policy, tick=TICK_P, protection=2.5)
+    rent = Decimal(metered(2, r["spot"])) + (Decimal(metered(3, r["fallback"])) if r["fallback"] else 0)
+    scenario(f"the replay skips a preemption inside the protection under {policy}",
+             "1 h running, 1 h gap, 8 h running (hourly ticks); P = 2.5 h: a preemption within 2.5 h of an instance's start is not applied; with no capacity when the protection ends the instance is reclaimed then",
+             {**REPLAY_TASK, "spot_policy": kind}, shielded,
+             {"options": {"spot": {"/policy": kind, "/risk/rate_source": "trace", "/risk/protection_hours": 2.5,
+                                   "hours_expected": round(r["mean"], 4), "hours_p50": round(r["p50"], 4),
+                                   "hours_p90": round(r["p90"], 4),
+                                   "running_hours_expected": round(r["spot"] + r["fallback"], 4),
+                                   **money(rent=rent)}}},
+             traces=[{"offer_id": "spot", "trace": hand_trace(TICK_P)}])
 
 for s in S:
     s["offers"] = [{**OFFER, **o} for o in s["offers"]]

@@ -319,6 +319,7 @@ labels! {
     RiskRangeTotals => ("expected total staying on the offer", "一直留在该方案上的期望总成本"),
     RiskGap => ("Gap without capacity after a preemption (mean)", "被抢占后无实例可用的时长（平均）"),
     RiskNotice => ("Notice before a preemption", "抢占前的预告"),
+    RiskProtection => ("Protection after each start (never reclaimed)", "每次启动后的保护期（期间不会被回收）"),
     NoticeSaves => ("long enough to write a checkpoint: no work is lost", "足够写入检查点：不丢失工作"),
     NoticeTooShort => ("too short to write a checkpoint: work since the last one is lost", "不够写入检查点：上次检查点之后的工作会丢失"),
     NoFallback => ("none in the catalog", "目录中没有"),
