@@ -123,16 +123,16 @@ pub fn run(root: &Path, budget: Budget) -> Result<()> {
         rows.push((*target, runs, seconds));
     }
     println!(
-        "{:<10} {:>12} {:>10} {:>8}",
+        "{:<12} {:>12} {:>10} {:>8}",
         "target", "inputs", "seconds", "crashes"
     );
     let (mut all, mut time) = (0, 0.0);
     for (target, runs, seconds) in &rows {
-        println!("{target:<10} {runs:>12} {seconds:>10.1} {:>8}", 0);
+        println!("{target:<12} {runs:>12} {seconds:>10.1} {:>8}", 0);
         all += runs;
         time += seconds;
     }
-    println!("{:<10} {all:>12} {time:>10.1} {:>8}", "all", 0);
+    println!("{:<12} {all:>12} {time:>10.1} {:>8}", "all", 0);
     if let Budget::Runs(total) = budget
         && all < total
     {
