@@ -14,7 +14,10 @@ idempotent. The rules, stated again in each row's interruption_source:
   advisor alone would say), and the central rate keeps the advisor's ranking of pools by scaling
   the trace level with the band: pooled x lambda(band) / lambda(>20 % band).
 - Notice: AWS 120 s (EC2 spot instance interruption notices), GCP 30 s (Compute Engine
-  preemption process), Azure 30 s (Scheduled Events for spot VMs); others 0 (none documented).
+  preemption process), Azure 30 s (Scheduled Events for spot VMs), Alibaba Cloud 180 s (a release
+  event about three minutes ahead, help.aliyun.com document 165053); others 0 (none documented).
+- Protection: Alibaba Cloud's preemptible instances are not reclaimed in the first hour after
+  they start (the default protection period, same document); none elsewhere.
 - Marketplace pay-as-you-go hosts keep their monthly host-loss assumption.
 """
 import csv, io, json, math, os, re
@@ -23,15 +26,18 @@ ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)
 CATALOG = os.path.join(ROOT, "core", "data", "catalog.csv")
 TRACES = os.path.join(ROOT, "tests", "fixtures", "traces")
 V100 = ["aws-2023-04-22-us-east-1c-p3.2xlarge-v100.json", "aws-2023-04-22-us-west-2b-p3.2xlarge-v100.json"]
-COLUMNS = ["id", "provider", "region", "region_name", "region_class", "rtt_ms", "gpu", "gpu_count", "tenancy",
-           "gpu_fraction", "vram_gib", "vcpu", "ram_gib", "billing_mode", "term_months", "upfront", "price",
-           "currency", "granularity", "minimum_minutes", "interruption_per_month", "interruption_per_hour",
-           "mtbi_hours", "interruption_low_per_hour", "interruption_high_per_hour", "capacity_gap_hours",
-           "notice_seconds", "interruption_source", "trace", "fallback", "queue_wait_hours",
-           "storage_per_gb_month", "egress_per_gb", "system_disk_per_month", "security", "as_of", "source",
-           "estimate", "estimate_note"]
+COLUMNS = ["id", "provider", "region", "region_name", "region_class", "rtt_ms", "instance_type", "gpu",
+           "gpu_count", "tenancy", "gpu_fraction", "vram_gib", "vcpu", "ram_gib", "billing_mode", "term_months",
+           "upfront", "price", "currency", "granularity", "minimum_minutes", "interruption_per_month",
+           "interruption_per_hour", "mtbi_hours", "interruption_low_per_hour", "interruption_high_per_hour",
+           "capacity_gap_hours", "notice_seconds", "protection_hours", "interruption_source", "trace", "fallback",
+           "queue_wait_hours", "storage_per_gb_month", "egress_per_gb", "system_disk_per_month", "security",
+           "as_of", "source", "price_evidence", "estimate", "estimate_note"]
 BANDS = {"<5%": 0.025, "5-10%": 0.075, "10-15%": 0.125, "15-20%": 0.175, ">20%": 0.30}
-NOTICE = {"AWS": 120, "GCP": 30, "Azure": 30}
+NOTICE = {"AWS": 120, "GCP": 30, "Azure": 30, "阿里云": 180}
+# Hours after each start in which the provider promises not to reclaim the instance: Alibaba Cloud's
+# preemptible instances keep a one-hour protection period by default (help.aliyun.com 165053).
+PROTECTION = {"阿里云": 1}
 
 
 def trace_figures(name):
@@ -81,6 +87,10 @@ def main():
             continue
         notice = NOTICE.get(r["provider"], 0)
         notice_text = f"notice {notice} s as the provider documents" if notice else "notice 0 s (none documented)"
+        protection = PROTECTION.get(r["provider"])
+        r["protection_hours"] = str(protection) if protection else ""
+        if protection:
+            notice_text += f"; no reclaim in the first {protection} h after each start (protection period)"
         band = re.search(r"band (<5%|5-10%|10-15%|15-20%|>20%)", r["source"])
         r["interruption_per_month"] = ""
         r["mtbi_hours"] = ""

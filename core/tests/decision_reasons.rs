@@ -1,6 +1,8 @@
 //! The decision says why, in numbers: every rule that decided, what a premium over the cheapest
 //! offer buys, and break-even figures read against the range they can happen in.
 
+use gpufare_core::offers::catalog::Catalog;
+use gpufare_core::offers::csv::parse_catalog_csv;
 use gpufare_core::offers::default::default_catalog;
 use gpufare_core::plan::breakeven::Payoff;
 use gpufare_core::plan::reason::RuleId;
@@ -9,9 +11,18 @@ use gpufare_core::plan::{PlanResult, plan};
 use gpufare_core::task::presets::preset;
 use rust_decimal::Decimal;
 
+/// A frozen catalog: these tests are about how the decision reads its numbers, and a premium
+/// case or a break-even inside its range must not come and go with the default catalog's prices.
+fn frozen() -> Catalog {
+    parse_catalog_csv(include_str!(
+        "../../tests/fixtures/catalogs/decision-cases.csv"
+    ))
+    .unwrap()
+}
+
 fn plan_of(id: &str) -> PlanResult {
     let task = preset(id).unwrap();
-    plan(&task, default_catalog(), &PlanSettings::for_task(&task)).unwrap()
+    plan(&task, &frozen(), &PlanSettings::for_task(&task)).unwrap()
 }
 
 #[test]

@@ -21,7 +21,7 @@ fuzz_target!(|data: &[u8]| {
         return;
     };
     let name = NAMES[usize::from(pick) % NAMES.len()];
-    if let Ok(imported) = read_catalog(name, &text(rest)) {
+    if let Ok(imported) = read_catalog(name, &text(rest), "2026-12-05") {
         let task = parse_task(include_str!("../../examples/sd_lora.json")).unwrap();
         let _ = plan(&task, &imported.catalog, &quick(PlanSettings::default()));
     }

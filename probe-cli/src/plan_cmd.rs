@@ -121,12 +121,26 @@ impl crate::cli::PlanArgs {
     }
 }
 
+/// The day a file was last written, `YYYY-MM-DD` in the local time zone (today when the system
+/// does not say): it dates the prices of a SkyPilot `vms.csv`, which carries no date itself.
+fn file_date(path: &Path) -> String {
+    std::fs::metadata(path)
+        .and_then(|m| m.modified())
+        .ok()
+        .and_then(|t| jiff::Timestamp::try_from(t).ok())
+        .map(|t| t.to_zoned(jiff::tz::TimeZone::system()).date())
+        .unwrap_or_else(|| jiff::Zoned::now().date())
+        .strftime("%Y-%m-%d")
+        .to_string()
+}
+
 /// Reads one catalog file (our JSON or CSV, or a SkyPilot `vms.csv`; core recognises which), with
 /// a note on what a SkyPilot import did.
 pub fn read_catalog(path: &Path) -> Result<(Catalog, Option<String>)> {
     let text = read(path)?;
     let name = path.to_string_lossy();
-    let imported = import::read_catalog(&name, &text).map_err(|e| bad(path, e))?;
+    let imported =
+        import::read_catalog(&name, &text, &file_date(path)).map_err(|e| bad(path, e))?;
     let note = imported.report.map(|report| {
         let mut note = format!(
             "{}: SkyPilot vms.csv, {} rows -> {} offers ({} zone rows merged, {} skipped)",

@@ -335,10 +335,14 @@ fn a_usd_task_is_reported_in_usd_without_being_told() {
 
 #[test]
 fn break_even_lines_never_promise_what_cannot_happen() {
+    // A frozen catalog: the point is how break-even lines are worded, not today's prices.
+    let frozen = root().join("tests/fixtures/catalogs/decision-cases.csv");
     let out = gpufare(&[
         "plan",
         "--task",
         root().join("examples/qlora_7b.json").to_str().unwrap(),
+        "--catalog",
+        frozen.to_str().unwrap(),
         "--trials",
         "200",
     ]);

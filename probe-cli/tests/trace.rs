@@ -141,8 +141,8 @@ fn a_catalog_names_its_trace_next_to_itself() {
     let dir = tempfile::tempdir().unwrap();
     fs::copy(east(), dir.path().join("zone.json")).unwrap();
     let catalog = "id,provider,gpu,gpu_count,tenancy,vram_gib,billing_mode,price,currency,granularity,as_of,source,trace\n\
-                   spot,AWS,A10G,1,dedicated,24,spot,0.45,USD,second,2026,quote,zone.json\n\
-                   card,AWS,A10G,1,dedicated,24,pay_as_you_go,1.006,USD,second,2026,quote,\n";
+                   spot,AWS,A10G,1,dedicated,24,spot,0.45,USD,second,2026-03,quote,zone.json\n\
+                   card,AWS,A10G,1,dedicated,24,pay_as_you_go,1.006,USD,second,2026-03,quote,\n";
     let path = dir.path().join("mine.csv");
     fs::write(&path, catalog).unwrap();
     let task = root().join("examples/sd_lora.json");

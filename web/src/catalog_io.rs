@@ -22,10 +22,11 @@ use crate::vocab::{Label, Lang, errors, t};
 fn import_catalog(
     name: String,
     text: String,
+    saved: String,
     lang: Lang,
     scenario: RwSignal<Scenario>,
 ) -> Result<Vec<String>, leptos::wasm_split::SplitLoaderError> {
-    let imported = match read_catalog(&name, &text) {
+    let imported = match read_catalog(&name, &text, &saved) {
         Err(e) => return Ok(vec![format!("{name}: {}", errors::catalog_error(lang, &e))]),
         Ok(done) => done,
     };
@@ -87,6 +88,7 @@ pub fn CatalogIo(lang: ReadSignal<Lang>, scenario: RwSignal<Scenario>) -> impl I
         input.set_value("");
         spawn_local(async move {
             let name = file.name();
+            let saved = crate::clock::date_of(file.last_modified());
             let lang = lang.get_untracked();
             let Some(text) = JsFuture::from(file.text())
                 .await
@@ -97,7 +99,7 @@ pub fn CatalogIo(lang: ReadSignal<Lang>, scenario: RwSignal<Scenario>) -> impl I
                 return;
             };
             report.set(
-                import_catalog(name, text, lang, scenario)
+                import_catalog(name, text, saved, lang, scenario)
                     .await
                     .unwrap_or_else(|_| vec![t(lang, Label::ChunkFailed).to_owned()]),
             );

@@ -118,10 +118,11 @@ pub fn parse_catalog_json(text: &str) -> Result<Catalog, CatalogError> {
 }
 
 /// The fields of an offer in the JSON form (the interruption fields are written flat).
-pub const OFFER_FIELDS: [&str; 40] = [
+pub const OFFER_FIELDS: [&str; 41] = [
     "id",
     "provider",
     "region",
+    "instance_type",
     "gpu",
     "gpu_count",
     "tenancy",

@@ -20,13 +20,14 @@ use crate::offers::tenancy::Tenancy;
 use crate::offers::validate::validate_offer;
 
 /// The column order of our CSV format.
-pub const CSV_COLUMNS: [&str; 41] = [
+pub const CSV_COLUMNS: [&str; 42] = [
     "id",
     "provider",
     "region",
     "region_name",
     "region_class",
     "rtt_ms",
+    "instance_type",
     "gpu",
     "gpu_count",
     "tenancy",
@@ -159,13 +160,14 @@ pub fn catalog_to_csv(catalog: &Catalog) -> String {
         let opt = |v: Option<String>| v.unwrap_or_default();
         let security: Vec<&str> = o.security.iter().map(|c| c.id()).collect();
         let i = &o.interruptions;
-        let row: [String; 41] = [
+        let row: [String; 42] = [
             o.id.clone(),
             o.provider.clone(),
             o.region.id.clone(),
             o.region.name.clone(),
             o.region.class.id().to_owned(),
             o.region.rtt_ms.to_string(),
+            opt(o.instance_type.clone()),
             o.gpu.clone(),
             o.gpu_count.to_string(),
             o.tenancy.id().to_owned(),
@@ -281,6 +283,7 @@ fn offer_from_fields<'a>(
             class: region_class,
             rtt_ms: float("rtt_ms")?.unwrap_or(default_rtt_ms(region_class)),
         },
+        instance_type: get("instance_type").map(str::to_owned),
         gpu: text("gpu")?,
         gpu_count,
         tenancy,

@@ -58,15 +58,21 @@ pub fn provider_from_file_name(file_name: &str) -> String {
     }
 }
 
-/// Reads the catalog in `text`, a file named `file_name` (see [`detect`]).
-pub fn read_catalog(file_name: &str, text: &str) -> Result<Imported, CatalogError> {
+/// Reads the catalog in `text`, a file named `file_name` (see [`detect`]). `file_date`
+/// (`YYYY-MM-DD`, the day the file was saved) dates the prices of a SkyPilot `vms.csv`, whose
+/// rows carry no date of their own; our own formats date every row themselves.
+pub fn read_catalog(
+    file_name: &str,
+    text: &str,
+    file_date: &str,
+) -> Result<Imported, CatalogError> {
     let format = detect(file_name, text);
     let (catalog, report) = match format {
         CatalogFormat::Json => (parse_catalog_json(text)?, None),
         CatalogFormat::Csv => (parse_catalog_csv(text)?, None),
         CatalogFormat::SkyPilot => {
             let provider = provider_from_file_name(file_name);
-            let (catalog, report) = import_vms_csv(text, &provider, "imported")?;
+            let (catalog, report) = import_vms_csv(text, &provider, file_date)?;
             (catalog, Some(report))
         }
     };

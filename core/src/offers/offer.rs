@@ -141,6 +141,10 @@ pub struct Offer {
     pub provider: String,
     /// Where it runs.
     pub region: Region,
+    /// The provider's own name for the machine, e.g. `ecs.gn7e-c16g1.4xlarge` or `p5.48xlarge`,
+    /// when the offer is a named instance type.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub instance_type: Option<String>,
     /// GPU short name from the spec table, e.g. `RTX4090`.
     pub gpu: String,
     /// Number of GPUs (or slices) in the offer.
@@ -262,6 +266,7 @@ impl Offer {
                 class: RegionClass::Tier1,
                 rtt_ms: default_rtt_ms(RegionClass::Tier1),
             },
+            instance_type: None,
             gpu: String::new(),
             gpu_count: 1,
             tenancy: Tenancy::Dedicated,
