@@ -63,7 +63,11 @@ fn expected(offer: &Offer) -> Option<f64> {
             .into_iter()
             .filter(|r| r["InstanceType"] == instance && r["Region"] == region)
             .collect();
-        assert!(!rows.is_empty(), "{}: {instance} {region} not in the file", offer.id);
+        assert!(
+            !rows.is_empty(),
+            "{}: {instance} {region} not in the file",
+            offer.id
+        );
         let od = num(&rows[0]["Price"]).unwrap();
         if kind == "on-demand" || kind.starts_with("on-demand;") {
             return Some(od);
@@ -80,7 +84,11 @@ fn expected(offer: &Offer) -> Option<f64> {
             .iter()
             .min_by(|a, b| a.0.total_cmp(&b.0))
             .expect("a usable spot price");
-        assert_eq!(cheapest.1, zone, "{}: not the cheapest usable zone", offer.id);
+        assert_eq!(
+            cheapest.1, zone,
+            "{}: not the cheapest usable zone",
+            offer.id
+        );
         return Some(cheapest.0);
     }
     if let Some(d) = detail(s, "catalogs/v8/gcp/vms.csv") {
@@ -111,8 +119,10 @@ fn expected(offer: &Offer) -> Option<f64> {
             return num(&row.unwrap_or_else(|| panic!("{}: {instance}", offer.id))["Price"]);
         }
     }
-    if let Some(d) = detail(s, "coopslarhette/skypilot-catalog/blob/20291d7/catalogs/v8/azure/vms.csv")
-    {
+    if let Some(d) = detail(
+        s,
+        "coopslarhette/skypilot-catalog/blob/20291d7/catalogs/v8/azure/vms.csv",
+    ) {
         let fields: Vec<&str> = d.split(", ").collect();
         let rows = table(AZURE);
         let row = rows
@@ -180,8 +190,16 @@ fn the_rows_the_comparison_found_wrong_are_fixed() {
     assert_eq!(price("autodl-a100-80-payg"), 6.68);
     // Tencent's GT4 is an A100 40 GB.
     for o in &default_catalog().offers {
-        if o.instance_type.as_deref().is_some_and(|t| t.starts_with("GT4.")) {
-            assert_eq!((o.gpu.as_str(), o.vram_gib), ("A100-40GB", 40.0), "{}", o.id);
+        if o.instance_type
+            .as_deref()
+            .is_some_and(|t| t.starts_with("GT4."))
+        {
+            assert_eq!(
+                (o.gpu.as_str(), o.vram_gib),
+                ("A100-40GB", 40.0),
+                "{}",
+                o.id
+            );
         }
     }
     // Alibaba's preemptible rows: an hour's protection and a three-minute notice.
@@ -209,8 +227,8 @@ fn full_dates(text: &str) -> Vec<PriceDate> {
 #[test]
 fn every_row_is_dated_no_later_than_its_source_and_says_its_evidence() {
     for o in &default_catalog().offers {
-        let date = PriceDate::parse(&o.as_of)
-            .unwrap_or_else(|_| panic!("{}: as_of {:?}", o.id, o.as_of));
+        let date =
+            PriceDate::parse(&o.as_of).unwrap_or_else(|_| panic!("{}: as_of {:?}", o.id, o.as_of));
         assert!(o.evidence().is_some(), "{}: no price_evidence", o.id);
         for stated in full_dates(&o.source) {
             assert!(

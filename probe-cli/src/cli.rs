@@ -157,6 +157,11 @@ pub struct PlanArgs {
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=100_000))]
     pub trials: Option<u32>,
 
+    /// The day prices' ages are counted to (default: today's date on this machine's clock, in
+    /// its time zone); a recommendation resting on a price more than 180 days old says so.
+    #[arg(long, value_name = "YYYY-MM-DD")]
+    pub today: Option<String>,
+
     /// Output format.
     #[arg(long, value_enum, default_value = "table")]
     pub format: crate::plan_cmd::PlanFormat,

@@ -12,6 +12,7 @@ use gpufare_core::export::csv::budget_csv;
 use gpufare_core::export::diff::{diff, diff_text};
 use gpufare_core::export::markdown::{break_even_sentences, budget_markdown};
 use gpufare_core::fleet::{Rules, fleet_factors, report as fleet_report};
+use gpufare_core::numbers::date::PriceDate;
 use gpufare_core::numbers::money::group_thousands;
 use gpufare_core::offers::catalog::{
     CATALOG_FORMAT_VERSION, Catalog, CatalogError, catalog_to_json,
@@ -80,6 +81,8 @@ pub struct PlanRequest {
     pub top: usize,
     pub traces: Vec<(String, PathBuf)>,
     pub fleets: Vec<PathBuf>,
+    /// The day prices' ages are counted to, `YYYY-MM-DD`.
+    pub today: String,
 }
 
 impl crate::cli::PlanArgs {
@@ -97,6 +100,18 @@ impl crate::cli::PlanArgs {
                     })?,
             ),
             None => None,
+        };
+        let today = match &self.today {
+            Some(t) => PriceDate::parse(t)
+                .ok()
+                .filter(|d| !d.month_only())
+                .map(|d| d.to_string())
+                .ok_or_else(|| {
+                    anyhow::Error::new(InputFileError(format!(
+                        "--today {t:?}: give a day as YYYY-MM-DD (years 2000 to 2100)"
+                    )))
+                })?,
+            None => local_today(),
         };
         Ok(PlanRequest {
             task: self.task.clone(),
@@ -117,8 +132,15 @@ impl crate::cli::PlanArgs {
                 .map(|a| trace_cmd::parse_trace_arg(a))
                 .collect::<Result<_>>()?,
             fleets: self.fleet.clone(),
+            today,
         })
     }
+}
+
+/// Today's date on this machine's clock, in its time zone (`TZ`, else the system's setting, else
+/// UTC), as `YYYY-MM-DD`: the one place `gpufare plan` reads the clock.
+fn local_today() -> String {
+    jiff::Zoned::now().date().strftime("%Y-%m-%d").to_string()
 }
 
 /// The day a file was last written, `YYYY-MM-DD` in the local time zone (today when the system
@@ -226,6 +248,8 @@ pub fn run_plan(req: &PlanRequest) -> Result<()> {
     if let Some(t) = req.trials {
         settings.trials = t;
     }
+    // Ages are counted to this machine's day (or --today), whatever day a scenario was saved on.
+    settings.today = Some(req.today.clone());
     for path in &req.profiles {
         let profile = parse_profile(&read(path)?).map_err(|e| bad(path, e))?;
         let factors = measured_factors(&profile);
@@ -309,10 +333,22 @@ fn table(b: &Budget, top: usize) -> String {
         b.decision.choice,
         b.decision.recommended_offer.as_deref().unwrap_or("-")
     );
+    if let Some(row) = b.recommended_row() {
+        let _ = writeln!(
+            s,
+            "price: {}{}",
+            row.price_standing(),
+            if row.price_source.is_empty() {
+                String::new()
+            } else {
+                format!(" ({})", row.price_source)
+            }
+        );
+    }
     for r in &b.decision.reasons {
         let _ = writeln!(s, "  - {}", r.text);
     }
-    let rows: Vec<[String; 6]> = b
+    let rows: Vec<[String; 7]> = b
         .options
         .iter()
         .filter(|r| r.feasible)
@@ -325,11 +361,20 @@ fn table(b: &Budget, top: usize) -> String {
                 format!("{:.1} / {:.1} h", r.hours_expected, r.hours_p90),
                 format!("{} {c}", money(r.total_expected)),
                 format!("{} {c}", money(r.total_p90)),
+                r.price_standing(),
             ]
         })
         .collect();
-    let head = ["#", "offer", "GPU", "hours exp/P90", "total", "P90 total"];
-    let width: Vec<usize> = (0..6)
+    let head = [
+        "#",
+        "offer",
+        "GPU",
+        "hours exp/P90",
+        "total",
+        "P90 total",
+        "price date",
+    ];
+    let width: Vec<usize> = (0..head.len())
         .map(|i| {
             rows.iter()
                 .map(|r| r[i].chars().count())
@@ -343,7 +388,7 @@ fn table(b: &Budget, top: usize) -> String {
             .iter()
             .enumerate()
             .map(|(i, x)| {
-                if i >= 3 {
+                if (3..=5).contains(&i) {
                     format!("{x:>w$}", w = width[i])
                 } else {
                     format!("{x:<w$}", w = width[i])
@@ -351,6 +396,8 @@ fn table(b: &Budget, top: usize) -> String {
             })
             .collect::<Vec<_>>()
             .join("  ")
+            .trim_end()
+            .to_owned()
     };
     let _ = writeln!(s, "\n{}", line(&head.map(str::to_owned)));
     for r in &rows {
@@ -385,8 +432,12 @@ fn table(b: &Budget, top: usize) -> String {
     }
     let _ = writeln!(
         s,
-        "\nprices as of {}; {} CNY per USD; seed {}, {} trials",
+        "\nprices as of {}{}; {} CNY per USD; seed {}, {} trials",
         b.price_dates.join(", "),
+        b.today
+            .as_ref()
+            .map(|t| format!(" (ages counted to {t})"))
+            .unwrap_or_default(),
         b.cny_per_usd,
         b.seed,
         b.trials

@@ -210,7 +210,9 @@ fn the_table_is_aligned_and_has_units() {
     assert!(
         text.contains(&format!(
             "Fit against the default catalog ({} offers)",
-            gpufare_core::offers::default::default_catalog().offers.len()
+            gpufare_core::offers::default::default_catalog()
+                .offers
+                .len()
         )),
         "{text}"
     );

@@ -362,3 +362,151 @@ fn break_even_lines_never_promise_what_cannot_happen() {
     );
     assert!(!table.contains("from 0.0 h"), "{table}");
 }
+
+/// Two quotes of the same card: the cheaper one's official price is from 2026-06-01, the dearer
+/// one an estimate of November 2026.
+const DATED_QUOTES: &str = "id,provider,region,gpu,gpu_count,tenancy,vram_gib,billing_mode,price,currency,granularity,as_of,source,price_evidence,estimate,estimate_note
+old,Me,cn,RTX4090,1,dedicated,24,pay_as_you_go,2.00,CNY,second,2026-06-01,https://example.com/price,official,false,
+new,Me,cn,RTX4090,1,dedicated,24,pay_as_you_go,3.00,CNY,second,2026-11,guess,estimate,true,half the list price
+";
+
+#[test]
+fn today_fixes_the_day_prices_ages_are_counted_to_in_every_format() {
+    let dir = tempfile::tempdir().unwrap();
+    let catalog = dir.path().join("quotes.csv");
+    fs::write(&catalog, DATED_QUOTES).unwrap();
+    let task = root().join("examples/sd_trial.json");
+    let run = |today: &str, format: &str| {
+        let out = gpufare(&[
+            "plan",
+            "--task",
+            task.to_str().unwrap(),
+            "--catalog",
+            catalog.to_str().unwrap(),
+            "--trials",
+            "100",
+            "--today",
+            today,
+            "--format",
+            format,
+        ]);
+        assert!(out.status.success(), "{}", text(&out.stderr));
+        text(&out.stdout)
+    };
+
+    // 187 days after 2026-06-01: the recommended price is old, and the table says so.
+    let table = run("2026-12-05", "table");
+    assert!(
+        table.starts_with("recommendation: dedicated old\n"),
+        "{table}"
+    );
+    assert!(
+        table.contains(
+            "\nprice: 2026-06-01, 187 days old, official, over 180 days (https://example.com/price)\n"
+        ),
+        "{table}"
+    );
+    assert!(
+        table.contains(
+            "  - the price is 187 days old (2026-06-01, evidence: official; over 180 days): \
+             check it before committing\n"
+        ),
+        "{table}"
+    );
+    assert!(
+        table.contains("2026-11, 34 days old, estimate\n"),
+        "{table}"
+    );
+    assert!(table.contains("(ages counted to 2026-12-05)"), "{table}");
+
+    let json: serde_json::Value = serde_json::from_str(&run("2026-12-05", "json")).unwrap();
+    assert_eq!(json["today"], "2026-12-05");
+    assert_eq!(json["options"][0]["offer_id"], "old");
+    assert_eq!(json["options"][0]["price_age_days"], 187);
+    assert_eq!(json["options"][0]["price_evidence"], "official");
+    assert_eq!(
+        json["options"][0]["price_source"],
+        "https://example.com/price"
+    );
+    assert_eq!(json["options"][1]["price_is_estimate"], true);
+    let caveat = json["decision"]["reasons"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["rule"] == "price_caveat")
+        .expect("the caveat in the JSON");
+    assert_eq!(caveat["params"]["age_days"], "187");
+    assert_eq!(caveat["params"]["as_of"], "2026-06-01");
+
+    let csv = run("2026-12-05", "csv");
+    assert!(
+        csv.contains("# price ages in days counted to 2026-12-05\n"),
+        "{csv}"
+    );
+    assert!(
+        csv.contains(",2026-06-01,,false,official,187,https://example.com/price\n"),
+        "{csv}"
+    );
+    assert!(csv.contains(",2026-11,,true,estimate,34,guess\n"), "{csv}");
+    let md = run("2026-12-05", "md");
+    assert!(
+        md.contains("**Its price:** 2026-06-01, 187 days old, official, over 180 days"),
+        "{md}"
+    );
+
+    // A day earlier the price is 180 days old: no caveat.
+    let table = run("2026-11-28", "table");
+    assert!(
+        table.contains("2026-06-01, 180 days old, official\n"),
+        "{table}"
+    );
+    assert!(!table.contains("check it before committing"), "{table}");
+
+    // A malformed day is a usage error naming the flag; nothing is priced.
+    for bad in ["2026-12-5", "2026-12", "tomorrow", "2026-02-30"] {
+        let out = gpufare(&["plan", "--task", task.to_str().unwrap(), "--today", bad]);
+        assert_eq!(out.status.code(), Some(2), "{bad}");
+        assert!(
+            text(&out.stderr).contains("--today"),
+            "{}",
+            text(&out.stderr)
+        );
+        assert!(out.stdout.is_empty());
+    }
+}
+
+#[test]
+fn without_today_the_ages_are_counted_to_this_machines_date() {
+    let dir = tempfile::tempdir().unwrap();
+    let catalog = dir.path().join("quotes.csv");
+    fs::write(&catalog, DATED_QUOTES).unwrap();
+    let before = jiff::Zoned::now().date();
+    let out = gpufare(&[
+        "plan",
+        "--task",
+        root().join("examples/sd_trial.json").to_str().unwrap(),
+        "--catalog",
+        catalog.to_str().unwrap(),
+        "--trials",
+        "100",
+        "--format",
+        "json",
+    ]);
+    let after = jiff::Zoned::now().date();
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let today = json["today"].as_str().unwrap().to_owned();
+    assert!(
+        [before.to_string(), after.to_string()].contains(&today),
+        "{today} is not {before}"
+    );
+    let day = gpufare_core::numbers::date::PriceDate::parse(&today).unwrap();
+    let old = gpufare_core::numbers::date::PriceDate::parse("2026-06-01").unwrap();
+    let row = json["options"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["offer_id"] == "old")
+        .unwrap();
+    assert_eq!(row["price_age_days"], old.age_days(day));
+}

@@ -10,6 +10,7 @@ use gpufare_core::offers::default::default_catalog;
 use gpufare_core::offers::offer::{Offer, RegionClass};
 use gpufare_core::offers::quote::{Quote, free_custom_id};
 use gpufare_core::offers::tenancy::Tenancy;
+use gpufare_core::plan::option::PriceFacts;
 use gpufare_core::scenario::document::Scenario;
 use leptos::prelude::*;
 use rust_decimal::Decimal;
@@ -101,7 +102,8 @@ fn OfferRow(lang: ReadSignal<Lang>, scenario: RwSignal<Scenario>, offer: Offer) 
     let id = offer.id.clone();
     let price_id = format!("price-{}", offer.id);
     let remove_id = offer.id.clone();
-    let estimate = offer.estimate;
+    // The price's date, evidence and age as core counts it, to the scenario's today.
+    let facts = PriceFacts::of(&offer, scenario.with_untracked(|s| s.settings.today_date()));
     let note = offer.estimate_note.clone().unwrap_or_default();
     let source = offer.source.clone();
     let mode = offer.billing_mode;
@@ -137,11 +139,7 @@ fn OfferRow(lang: ReadSignal<Lang>, scenario: RwSignal<Scenario>, offer: Offer) 
                     lang=lang
                 />
             </td>
-            <td>
-                <span translate="no">{offer.as_of.clone()}</span>
-                {estimate.then(|| view! { <span class="badge" title=note.clone()>{move || t(lang.get(), Label::Estimate)}</span> })}
-                <span class="sr-only" translate="no">{source}</span>
-            </td>
+            <PriceDateCell lang=lang facts=facts source=source note=note />
             <td>
                 <button
                     type="button"
@@ -165,6 +163,70 @@ fn OfferRow(lang: ReadSignal<Lang>, scenario: RwSignal<Scenario>, offer: Offer) 
                 </button>
             </td>
         </tr>
+    }
+}
+
+/// A price's date, its age to today (marked when it is more than the stale limit) and the mark
+/// of its evidence, whose tooltip gives the source (and how an estimate was made).
+#[component]
+fn PriceDateCell(
+    lang: ReadSignal<Lang>,
+    facts: PriceFacts,
+    source: String,
+    note: String,
+) -> impl IntoView {
+    let stale = facts.is_stale();
+    let evidence = facts.price_evidence;
+    let source_line = source.clone();
+    let source_title = source.clone();
+    view! {
+        <td
+            class="price-date"
+            data-as-of=facts.price_as_of.clone()
+            data-age-days=facts.price_age_days.map(|d| d.to_string())
+            data-evidence=evidence.map(|e| e.id())
+            data-stale=stale.to_string()
+        >
+            <span translate="no" title=move || format!("{}{}{}", t(lang.get(), Label::PriceSource), crate::vocab::pick(lang.get(), ": ", "："), source_title)>{facts.price_as_of.clone()}</span>
+            {facts.price_age_days.map(|d| {
+                let class = if stale { "price-age badge warn" } else { "price-age muted" };
+                view! {
+                    " "
+                    <span class=class title=move || stale.then(|| model::stale_note(lang.get()))>
+                        {move || model::price_age(lang.get(), d)}
+                    </span>
+                }
+            })}
+            {evidence.map(|e| {
+                let source = source_line.clone();
+                let note = note.clone();
+                view! {
+                    " "
+                    <span
+                        class=format!("badge evidence evidence-{}", e.id())
+                        title=move || {
+                            let lang = lang.get();
+                            let mut tip = format!(
+                                "{}{}{}",
+                                model::evidence_meaning(lang, e),
+                                crate::vocab::pick(lang, ". ", "。"),
+                                t(lang, Label::PriceSource),
+                            );
+                            tip.push_str(crate::vocab::pick(lang, ": ", "："));
+                            tip.push_str(&source);
+                            if !note.is_empty() {
+                                tip.push_str(" — ");
+                                tip.push_str(&note);
+                            }
+                            tip
+                        }
+                    >
+                        {move || model::evidence(lang.get(), e)}
+                    </span>
+                }
+            })}
+            <span class="sr-only" translate="no">{source}</span>
+        </td>
     }
 }
 

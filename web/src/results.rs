@@ -15,7 +15,7 @@ use leptos::prelude::*;
 use crate::charts::{BreakEvenChart, CostBars, TimeRanges};
 use crate::fields::Disclosure;
 use crate::format;
-use crate::vocab::{Label, Lang, errors, model, reasons, t};
+use crate::vocab::{Label, Lang, errors, model, pick, reasons, t};
 
 /// How many feasible options the ranking and the charts show.
 const SHOWN: usize = 12;
@@ -99,14 +99,37 @@ fn Decision(lang: Lang, result: PlanResult) -> impl IntoView {
     view! {
         <div class="decision" id="decision" data-choice=choice_id>
             <p class="choice" id="choice">{model::choice(lang, d.choice)}</p>
-            {recommended.map(|o| view! {
-                <p id="recommended" data-offer=o.offer_id.clone()>
-                    <strong>{t(lang, Label::Recommended)}": "</strong>
-                    {offer_title(lang, &o)}
-                    " — "
-                    <span class="total">{format::money(lang, &o.costs.total_expected)}</span>
-                    {format!(", {}", format::hours(lang, o.hours_expected))}
-                </p>
+            {recommended.map(|o| {
+                let p = o.price.clone();
+                let stale = p.is_stale();
+                view! {
+                    <p id="recommended" data-offer=o.offer_id.clone()>
+                        <strong>{t(lang, Label::Recommended)}": "</strong>
+                        {offer_title(lang, &o)}
+                        " — "
+                        <span class="total">{format::money(lang, &o.costs.total_expected)}</span>
+                        {format!(", {}", format::hours(lang, o.hours_expected))}
+                        <span
+                            id="recommended-price"
+                            class="hint no-print"
+                            data-as-of=p.price_as_of.clone()
+                            data-age-days=p.price_age_days.map(|d| d.to_string())
+                            data-evidence=p.price_evidence.map(|e| e.id())
+                            data-stale=stale.to_string()
+                        >
+                            // On its own line; left off the printout, where the caveat (when
+                            // there is one) and the basis's price dates say it.
+                            <br />
+                            {format!("{}{}", t(lang, Label::RecommendedPrice), pick(lang, ": ", "："))}
+                            <span translate="no">{p.price_as_of.clone()}</span>
+                            {p.price_age_days.map(|d| {
+                                let class = if stale { "badge warn" } else { "" };
+                                view! { " · " <span class=class>{model::price_age(lang, d)}</span> }
+                            })}
+                            {p.price_evidence.map(|e| view! { " · " <span class="badge">{model::evidence(lang, e)}</span> })}
+                        </span>
+                    </p>
+                }
             })}
             {reason_list(lang, &d.reasons, "reasons")}
         </div>

@@ -31,7 +31,14 @@ pub enum Origin {
 pub fn default_scenario() -> Scenario {
     let task =
         preset(DEFAULT_PRESET).unwrap_or_else(|| preset("code_check").expect("built-in preset"));
-    Scenario::new(task, Some(DEFAULT_PRESET))
+    dated(Scenario::new(task, Some(DEFAULT_PRESET)))
+}
+
+/// `scenario` with prices' ages counted to this browser's today, whatever day it was saved or
+/// shared on. It travels in the scenario's settings, so the plan worker counts to the same day.
+fn dated(mut scenario: Scenario) -> Scenario {
+    scenario.settings.today = Some(crate::clock::today());
+    scenario
 }
 
 fn window() -> Option<web_sys::Window> {
@@ -52,6 +59,11 @@ fn saved_scenario() -> Option<Scenario> {
 /// The scenario to start with: a share link wins, then the saved copy, then the default. A link
 /// that cannot be read falls back to the saved copy, so opening it loses nothing.
 pub fn initial_scenario() -> (Scenario, Origin) {
+    let (scenario, origin) = first_scenario();
+    (dated(scenario), origin)
+}
+
+fn first_scenario() -> (Scenario, Origin) {
     if let Some(payload) = link_payload() {
         // The fragment this browser last wrote itself: the saved copy is as new or newer (it is
         // saved at every edit, the URL only once typing pauses), so a quick reload loses nothing.

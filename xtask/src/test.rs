@@ -1,7 +1,7 @@
 //! `cargo xtask test`: every test gpufare has, in the order that fails fastest.
 
 use std::fs;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use anyhow::{Context, Result};
@@ -139,8 +139,14 @@ fn end_to_end(root: &Path, filter: Option<&str>) -> Result<()> {
     if let Some(pattern) = filter {
         node.arg(format!("--test-name-pattern={pattern}"));
     }
+    // Every test file of tests/e2e, in name order.
+    let mut files: Vec<PathBuf> = fs::read_dir(&e2e)?
+        .filter_map(|entry| entry.ok().map(|e| e.path()))
+        .filter(|p| p.to_string_lossy().ends_with(".test.mjs"))
+        .collect();
+    files.sort();
     run_cmd(
-        node.arg(e2e.join("site.test.mjs"))
+        node.args(&files)
             .env("GPUFARE_URL", format!("http://{addr}/"))
             .env("GPUFARE_PROFILE", &profile)
             .env("GPUFARE_DIST", &site)

@@ -17,6 +17,7 @@ use crate::offers::catalog::Catalog;
 use crate::plan::PlanResult;
 use crate::plan::assumption::Assumption;
 use crate::plan::breakeven::{MONTH_LIMIT_HOURS, Payoff, YEAR_LIMIT_MONTHS, payoff};
+use crate::plan::option::STALE_PRICE_DAYS;
 use crate::plan::reason::Reason;
 use crate::plan::risk::Risk;
 use crate::task::document::TaskProfile;
@@ -100,10 +101,20 @@ pub struct BudgetRow {
     pub total_expected: f64,
     /// Total in the P90 trial.
     pub total_p90: f64,
-    /// Date of the offer's price.
+    /// Date of the offer's price (`YYYY-MM-DD`, or `YYYY-MM` when the source gives the month).
     pub price_as_of: String,
     /// Whether the offer's price is an estimate.
     pub price_is_estimate: bool,
+    /// How strong the evidence behind the price is (`quote`, `official`, `catalog`, `secondary`,
+    /// `estimate`), when the catalog says.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub price_evidence: Option<String>,
+    /// Days from the price's date to the budget's `today`, when it has one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub price_age_days: Option<u32>,
+    /// Where the price comes from: a public URL, a feed, the user's quote.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub price_source: String,
     /// The policy behind the figures, for an interruptible offer (e.g. `fallback_after_2`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub policy: Option<String>,
@@ -210,6 +221,9 @@ pub struct Budget {
     pub break_even: BudgetBreakEven,
     /// Price dates of the catalog.
     pub price_dates: Vec<String>,
+    /// The day the prices' ages are counted to, when the plan was given one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub today: Option<String>,
     /// Assumptions behind the numbers.
     pub assumptions: Vec<Assumption>,
     /// The whole scenario (task, settings, catalog edits, filter), when the budget came from
@@ -223,7 +237,7 @@ pub fn number(m: &Money) -> f64 {
     m.number()
 }
 
-/// Flattens a plan for `task` priced against `catalog` (for the price dates of each offer).
+/// Flattens a plan for `task` priced against `catalog` (for the source of each offer's price).
 pub fn budget(plan: &PlanResult, task: &TaskProfile, catalog: &Catalog) -> Budget {
     let offer = |id: &str| catalog.offers.iter().find(|o| o.id == id);
     let options = plan
@@ -255,10 +269,13 @@ pub fn budget(plan: &PlanResult, task: &TaskProfile, catalog: &Catalog) -> Budge
             risk_cost: number(&o.costs.risk_cost),
             total_expected: number(&o.costs.total_expected),
             total_p90: number(&o.costs.total_p90),
-            price_as_of: offer(&o.offer_id)
-                .map(|x| x.as_of.clone())
+            price_as_of: o.price.price_as_of.clone(),
+            price_is_estimate: o.price.price_is_estimate,
+            price_evidence: o.price.price_evidence.map(|e| e.id().to_owned()),
+            price_age_days: o.price.price_age_days,
+            price_source: offer(&o.offer_id)
+                .map(|x| x.source.clone())
                 .unwrap_or_default(),
-            price_is_estimate: offer(&o.offer_id).is_some_and(|x| x.estimate),
             policy: o.policy.map(|p| p.id()),
             risk: o.risk.clone(),
         })
@@ -313,6 +330,7 @@ pub fn budget(plan: &PlanResult, task: &TaskProfile, catalog: &Catalog) -> Budge
             dedicated_vs_shared_swept: be.dedicated_vs_shared.is_some(),
         },
         price_dates: plan.price_dates.clone(),
+        today: plan.settings.today.clone(),
         assumptions: plan.assumptions.clone(),
         scenario: None,
     }
@@ -352,6 +370,12 @@ pub enum BudgetError {
 pub const MAX_BUDGET_AMOUNT: f64 = 1e15;
 
 impl Budget {
+    /// The row of the recommended offer, when there is one.
+    pub fn recommended_row(&self) -> Option<&BudgetRow> {
+        let id = self.decision.recommended_offer.as_ref()?;
+        self.options.iter().find(|r| &r.offer_id == id)
+    }
+
     /// Checks every figure is one a plan could have written; the error names the field.
     pub fn validate(&self) -> Result<(), BudgetError> {
         use crate::numbers::problem::{FieldError, Problem};
@@ -416,6 +440,30 @@ pub fn parse_budget(text: &str) -> Result<Budget, BudgetError> {
     let budget: Budget = serde_json::from_str(text).map_err(invalid)?;
     budget.validate()?;
     Ok(budget)
+}
+
+impl BudgetRow {
+    /// The price's standing in English, e.g. `2025-11, 400 days old, official` (the age when the
+    /// budget has a today, the evidence when the catalog gives it), ending with
+    /// `, over 180 days` for a price older than [`STALE_PRICE_DAYS`].
+    pub fn price_standing(&self) -> String {
+        let mut s = self.price_as_of.clone();
+        if let Some(age) = self.price_age_days {
+            s.push_str(&format!(
+                ", {age} {} old",
+                if age == 1 { "day" } else { "days" }
+            ));
+        }
+        match &self.price_evidence {
+            Some(e) => s.push_str(&format!(", {e}")),
+            None if self.price_is_estimate => s.push_str(", estimate"),
+            None => {}
+        }
+        if self.price_age_days.is_some_and(|a| a > STALE_PRICE_DAYS) {
+            s.push_str(&format!(", over {STALE_PRICE_DAYS} days"));
+        }
+        s
+    }
 }
 
 /// A number with exactly two decimals, e.g. `432.80`.

@@ -1,12 +1,14 @@
 //! The budget as CSV: `#` lines with the settings, price dates and assumptions, then one row per
-//! option with raw numbers (no thousands separators, no currency signs).
+//! option with raw numbers (no thousands separators, no currency signs). Each row ends with its
+//! price's standing: estimate or not, evidence, age in days (when the budget has a today) and
+//! source; these columns come after the older ones, so a reader by position is not moved.
 
 use std::fmt::Write as _;
 
 use crate::export::budget::{Budget, cents};
 
 /// Columns of the CSV export, in order.
-pub const CSV_COLUMNS: [&str; 23] = [
+pub const CSV_COLUMNS: [&str; 27] = [
     "rank",
     "offer_id",
     "provider",
@@ -30,6 +32,10 @@ pub const CSV_COLUMNS: [&str; 23] = [
     "currency",
     "price_as_of",
     "policy",
+    "price_is_estimate",
+    "price_evidence",
+    "price_age_days",
+    "price_source",
 ];
 
 /// The budget as CSV: `#` lines with the settings, price dates and assumptions, then a header
@@ -48,6 +54,9 @@ pub fn budget_csv(b: &Budget) -> String {
         b.decision.recommended_offer.as_deref().unwrap_or("-")
     );
     let _ = writeln!(out, "# price dates: {}", b.price_dates.join("; "));
+    if let Some(today) = &b.today {
+        let _ = writeln!(out, "# price ages in days counted to {today}");
+    }
     for a in &b.assumptions {
         let _ = writeln!(out, "# assumption {} = {} ({})", a.id, a.value, a.source);
     }
@@ -80,6 +89,10 @@ pub fn budget_csv(b: &Budget) -> String {
             b.currency.code().to_owned(),
             r.price_as_of.clone(),
             r.policy.clone().unwrap_or_default(),
+            r.price_is_estimate.to_string(),
+            r.price_evidence.clone().unwrap_or_default(),
+            r.price_age_days.map(|d| d.to_string()).unwrap_or_default(),
+            r.price_source.clone(),
         ]);
     }
     out.push_str(&String::from_utf8(writer.into_inner().unwrap_or_default()).unwrap_or_default());

@@ -7,6 +7,7 @@ use crate::export::budget::{Budget, BudgetBreakEven, cents, money_text};
 use crate::numbers::money::group_thousands;
 use crate::plan::breakeven::Payoff;
 use crate::plan::decision::Choice;
+use crate::plan::option::STALE_PRICE_DAYS;
 
 /// The budget as Markdown for a report: recommendation, top options, hybrid plan, break-even,
 /// price dates and assumptions.
@@ -32,22 +33,34 @@ pub fn budget_markdown(b: &Budget, top: usize) -> String {
             .map(|o| format!(" — `{o}`"))
             .unwrap_or_default()
     );
+    if let Some(row) = b.recommended_row() {
+        let _ = writeln!(
+            s,
+            "**Its price:** {}{}\n",
+            row.price_standing(),
+            if row.price_source.is_empty() {
+                String::new()
+            } else {
+                format!(" — {}", row.price_source)
+            }
+        );
+    }
     for r in &b.decision.reasons {
         let _ = writeln!(s, "- {}", r.text);
     }
     let _ = writeln!(s, "\n## Ranked options (all amounts in {})\n", c.code());
     let _ = writeln!(
         s,
-        "| # | offer | GPU | billing | hours (exp. / P90) | rent | storage | egress | time | risk | total | P90 total |"
+        "| # | offer | GPU | billing | hours (exp. / P90) | rent | storage | egress | time | risk | total | P90 total | price date |"
     );
     let _ = writeln!(
         s,
-        "|---|---|---|---|---|---:|---:|---:|---:|---:|---:|---:|"
+        "|---|---|---|---|---|---:|---:|---:|---:|---:|---:|---:|---|"
     );
     for r in b.options.iter().filter(|r| r.feasible).take(top) {
         let _ = writeln!(
             s,
-            "| {} | {} `{}` | {}×{} ({}) | {} | {:.1} / {:.1} | {} | {} | {} | {} | {} | **{}** | {} |",
+            "| {} | {} `{}` | {}×{} ({}) | {} | {:.1} / {:.1} | {} | {} | {} | {} | {} | **{}** | {} | {} |",
             r.rank,
             r.provider,
             r.offer_id,
@@ -64,6 +77,7 @@ pub fn budget_markdown(b: &Budget, top: usize) -> String {
             group_thousands(&cents(r.risk_cost)),
             group_thousands(&cents(r.total_expected)),
             group_thousands(&cents(r.total_p90)),
+            r.price_standing(),
         );
     }
     let policies: Vec<String> = b
@@ -142,6 +156,13 @@ pub fn budget_markdown(b: &Budget, top: usize) -> String {
         "\n## Basis\n\n- Prices as of: {}",
         b.price_dates.join(", ")
     );
+    if let Some(today) = &b.today {
+        let _ = writeln!(
+            s,
+            "- Price ages counted to {today}; a recommendation resting on an estimate or on a price \
+             more than {STALE_PRICE_DAYS} days old says so."
+        );
+    }
     let _ = writeln!(
         s,
         "- Exchange rate: {} CNY per USD; Monte Carlo seed {}, {} trials per offer.",

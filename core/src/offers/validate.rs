@@ -90,7 +90,10 @@ pub fn validate_offer(o: &Offer) -> Result<(), FieldError> {
         s.validate()?;
     }
     PriceDate::parse(&o.as_of).map_err(|p| FieldError::new("as_of", p))?;
-    if o.instance_type.as_deref().is_some_and(|t| t.trim().is_empty()) {
+    if o.instance_type
+        .as_deref()
+        .is_some_and(|t| t.trim().is_empty())
+    {
         return fail("instance_type", Problem::Required);
     }
     if o.source.trim().is_empty() {

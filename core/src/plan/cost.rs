@@ -24,7 +24,7 @@ use crate::offers::tenancy::{Slowdown, SlowdownSource};
 use crate::plan::context::{Context, round4};
 use crate::plan::feasibility::{self, Needs, fmt1};
 use crate::plan::job::Rule;
-use crate::plan::option::{Costs, OptionResult};
+use crate::plan::option::{Costs, OptionResult, PriceFacts};
 use crate::plan::performance::{MULTI_GPU_EFFICIENCY, speed_ratio};
 use crate::plan::reason::{Reason, RuleId};
 use crate::plan::time::{
@@ -99,6 +99,7 @@ pub fn evaluate_parts(
             .filter(|_| ctx.task.service.is_none())
             .map(round4),
         costs: money,
+        price: PriceFacts::of(offer, ctx.settings.today_date()),
         policy: None,
         risk: None,
     };

@@ -13,7 +13,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::numbers::money::Money;
 use crate::plan::feasibility::fmt1;
-use crate::plan::option::OptionResult;
+use crate::plan::option::{OptionResult, STALE_PRICE_DAYS};
 use crate::plan::reason::{Reason, RuleId};
 use crate::task::document::{Sensitivity, TaskKind, TaskProfile};
 
@@ -84,7 +84,39 @@ pub fn decide(task: &TaskProfile, options: &[OptionResult]) -> Decision {
     if let Some(reason) = policy {
         decision.reasons.push(reason.clone());
     }
+    // A recommendation resting on an estimate or an old price says so, with that price's figures.
+    let caveat = decision
+        .recommended_offer
+        .as_ref()
+        .and_then(|id| options.iter().find(|o| &o.offer_id == id))
+        .and_then(price_caveat);
+    decision.reasons.extend(caveat);
     decision
+}
+
+/// The caveat on `option`'s price when it is an estimate or older than [`STALE_PRICE_DAYS`]: the
+/// offer, the price's date, its age and evidence where known, and which of the two it is.
+pub fn price_caveat(option: &OptionResult) -> Option<Reason> {
+    let price = &option.price;
+    if !price.needs_caveat() {
+        return None;
+    }
+    let mut r = Reason::new(RuleId::PriceCaveat)
+        .with("offer", &option.offer_id)
+        .with("as_of", &price.price_as_of);
+    if let Some(age) = price.price_age_days {
+        r = r.with("age_days", age);
+    }
+    if let Some(e) = price.price_evidence {
+        r = r.with("evidence", e.id());
+    }
+    if price.price_is_estimate {
+        r = r.with("estimate", true);
+    }
+    if price.is_stale() {
+        r = r.with("stale_after_days", STALE_PRICE_DAYS);
+    }
+    Some(r)
 }
 
 fn decide_offer(task: &TaskProfile, options: &[OptionResult]) -> Decision {

@@ -3,9 +3,10 @@
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
+use crate::numbers::date::PriceDate;
 use crate::numbers::money::Money;
 use crate::offers::billing::BillingMode;
-use crate::offers::offer::RegionClass;
+use crate::offers::offer::{Offer, PriceEvidence, RegionClass};
 use crate::offers::tenancy::{Slowdown, Tenancy};
 use crate::plan::feasibility::VramFit;
 use crate::plan::reason::Reason;
@@ -70,6 +71,9 @@ pub struct OptionResult {
     /// What it costs, part by part, in the plan's currency.
     #[serde(flatten)]
     pub costs: Costs,
+    /// The date, evidence and age of the offer's price.
+    #[serde(flatten)]
+    pub price: PriceFacts,
     /// The policy behind the figures, for an interruptible offer.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub policy: Option<Policy>,
@@ -95,4 +99,56 @@ pub struct Costs {
     pub total_expected: Money,
     /// The total of the trial at the 90th percentile of wall-clock time.
     pub total_p90: Money,
+}
+
+/// Most days a price may have aged before a recommendation resting on it says so. GPU rents move
+/// within months — new generations arrive, list prices are cut, spot and marketplace prices follow
+/// supply — and half a year is long enough for a move larger than the 10 % margin that can tip
+/// the decision ([`crate::plan::decision::PREFERENCE_MARGIN_PCT`]), yet a catalog refreshed twice
+/// a year stays clear of the caveat.
+pub const STALE_PRICE_DAYS: u32 = 180;
+
+/// Where an offer's price stands: its date, the evidence behind it and, when the plan knows
+/// today, its age. Written with the option's other fields; absent parts are left out.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct PriceFacts {
+    /// The price's date, `YYYY-MM-DD`, or `YYYY-MM` when the source gives only the month.
+    #[serde(default)]
+    pub price_as_of: String,
+    /// How strong the evidence behind the price is, when the catalog says (an estimate always
+    /// says `estimate`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub price_evidence: Option<PriceEvidence>,
+    /// Whether the price is an estimate rather than a public figure.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub price_is_estimate: bool,
+    /// Whole days from the price's date to the plan's `today` (a month counts from its first
+    /// day, the oldest the price can be); absent when the plan was given no today.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub price_age_days: Option<u32>,
+}
+
+impl PriceFacts {
+    /// The facts of `offer`'s price, its age counted to `today` when given.
+    pub fn of(offer: &Offer, today: Option<PriceDate>) -> PriceFacts {
+        PriceFacts {
+            price_as_of: offer.as_of.clone(),
+            price_evidence: offer.evidence(),
+            price_is_estimate: offer.estimate,
+            price_age_days: today
+                .zip(offer.price_date())
+                .map(|(today, date)| date.age_days(today)),
+        }
+    }
+
+    /// Whether the price is older than [`STALE_PRICE_DAYS`] (unknown without today: no).
+    pub fn is_stale(&self) -> bool {
+        self.price_age_days.is_some_and(|d| d > STALE_PRICE_DAYS)
+    }
+
+    /// Whether a recommendation resting on this price should say how uncertain it is: an
+    /// estimate, or a price older than [`STALE_PRICE_DAYS`].
+    pub fn needs_caveat(&self) -> bool {
+        self.price_is_estimate || self.is_stale()
+    }
 }

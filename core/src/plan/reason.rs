@@ -83,6 +83,9 @@ pub enum RuleId {
     HybridPhases,
     /// The policy for interruptible capacity behind the offer's figures, with its parameters.
     SpotPolicy,
+    /// The recommended offer's price is an estimate or older than
+    /// [`crate::plan::option::STALE_PRICE_DAYS`]: its date, age and evidence.
+    PriceCaveat,
 }
 
 identifiers!(RuleId {
@@ -120,6 +123,7 @@ identifiers!(RuleId {
     PremiumOverCheapest => "premium_over_cheapest",
     HybridPhases => "hybrid_phases",
     SpotPolicy => "spot_policy",
+    PriceCaveat => "price_caveat",
 });
 
 impl RuleId {
@@ -330,6 +334,38 @@ impl Reason {
                 p("hours"),
                 p("per_running_hour")
             ),
+            // Short enough for one printed line: the offer is the recommended one, named above.
+            RuleId::PriceCaveat => {
+                let as_of = p("as_of");
+                let age = self.params.get("age_days").map_or("?", String::as_str);
+                let evidence = self
+                    .params
+                    .get("evidence")
+                    .map(|e| format!(", evidence: {e}"))
+                    .unwrap_or_default();
+                match (
+                    self.params.contains_key("estimate"),
+                    self.params.get("stale_after_days"),
+                ) {
+                    (true, Some(limit)) => format!(
+                        "the price is an estimate, {age} days old ({as_of}; over {limit} days): \
+                         ask for a quote before committing"
+                    ),
+                    (true, None) => format!(
+                        "the price is an estimate ({as_of}{}): ask the provider for a quote before \
+                         committing",
+                        self.params
+                            .get("age_days")
+                            .map(|a| format!(", {a} days old"))
+                            .unwrap_or_default()
+                    ),
+                    (false, limit) => format!(
+                        "the price is {age} days old ({as_of}{evidence}; over {} days): check it \
+                         before committing",
+                        limit.map_or("?", String::as_str)
+                    ),
+                }
+            }
             RuleId::SpotPolicy => {
                 let policy = match p("policy").as_str() {
                     "spot_only" => "stay on the interruptible offer".to_owned(),

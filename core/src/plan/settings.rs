@@ -6,6 +6,7 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use thiserror::Error;
 
+use crate::numbers::date::PriceDate;
 use crate::numbers::money::Currency;
 use crate::numbers::problem::{FieldError, Problem};
 use crate::task::document::{TaskError, TaskProfile};
@@ -41,6 +42,10 @@ pub struct PlanSettings {
     /// Provider discounts.
     #[serde(default)]
     pub discounts: Vec<ProviderDiscount>,
+    /// Today, `YYYY-MM-DD`, as the caller's clock gives it (the model has none): every price's
+    /// age is counted to this day. Without it no age is given, and only an estimate is flagged.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub today: Option<String>,
 }
 
 impl Default for PlanSettings {
@@ -51,6 +56,7 @@ impl Default for PlanSettings {
             seed: 1,
             trials: DEFAULT_TRIALS,
             discounts: vec![],
+            today: None,
         }
     }
 }
@@ -75,6 +81,15 @@ impl PlanSettings {
             .iter()
             .find(|d| d.provider == provider)
             .map_or(Decimal::ONE, |d| d.factor)
+    }
+
+    /// The day prices' ages are counted to, when the settings give one (valid settings give a
+    /// whole day or nothing).
+    pub fn today_date(&self) -> Option<PriceDate> {
+        self.today
+            .as_deref()
+            .and_then(|t| PriceDate::parse(t).ok())
+            .filter(|d| !d.month_only())
     }
 
     /// The default settings for `task`: figures in the task's own currency.
@@ -190,6 +205,12 @@ impl PlanSettings {
             if d.factor <= Decimal::ZERO || d.factor > Decimal::ONE {
                 return fail("discounts.factor", Problem::AboveZero { max: 1.0 });
             }
+        }
+        // Today is a whole day: a month would count every age from its first day.
+        if let Some(t) = &self.today
+            && self.today_date().is_none()
+        {
+            return fail("today", Problem::NotADate { value: t.clone() });
         }
         Ok(())
     }

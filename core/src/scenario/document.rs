@@ -49,9 +49,12 @@ impl CatalogEdits {
             .iter()
             .filter(|o| !self.removed.contains(&o.id))
             .map(|o| match self.prices.get(&o.id) {
+                // The user's own figure: no longer an estimate, and of evidence the catalog
+                // cannot vouch for (its date stays the row's: the edit keeps no day).
                 Some(p) => Offer {
                     price: *p,
                     estimate: false,
+                    price_evidence: None,
                     source: format!("edited by the user (was {})", o.price),
                     ..o.clone()
                 },
@@ -443,5 +446,20 @@ mod tests {
         );
         assert!(c.offers.iter().all(|o| o.id != second));
         assert_eq!(c.offers.last().unwrap().id, "mine");
+    }
+
+    #[test]
+    fn an_edited_estimate_is_a_valid_offer_of_the_users_own() {
+        let mut base = default_catalog().clone();
+        let first = &mut base.offers[0];
+        first.estimate = true;
+        first.price_evidence = Some(crate::offers::offer::PriceEvidence::Estimate);
+        let id = first.id.clone();
+        let mut edits = CatalogEdits::default();
+        edits.prices.insert(id.clone(), Decimal::from(3));
+        let c = edits.apply(&base);
+        let edited = c.offers.iter().find(|o| o.id == id).unwrap();
+        assert!(!edited.estimate && edited.price_evidence.is_none());
+        assert_eq!(validate_offer(edited), Ok(()));
     }
 }

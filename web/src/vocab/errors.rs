@@ -116,6 +116,7 @@ pub fn field(lang: Lang, name: &str) -> String {
         "cny_per_usd" => Some(Label::Rate),
         "trials" => Some(Label::Trials),
         "seed" => Some(Label::Seed),
+        "today" => Some(Label::Today),
         "discounts.factor" => Some(Label::Discount),
         "provider" => Some(Label::Provider),
         "gpu" => Some(Label::Gpu),

@@ -5,12 +5,13 @@
 use gpufare_core::Granularity;
 use gpufare_core::offers::billing::BillingMode;
 use gpufare_core::offers::interruption::{RateForm, TRACE_POOLED_GAP_HOURS};
-use gpufare_core::offers::offer::{RegionClass, SecurityControl};
+use gpufare_core::offers::offer::{PriceEvidence, RegionClass, SecurityControl};
 use gpufare_core::offers::tenancy::{SlowdownSource, Tenancy};
 use gpufare_core::plan::assumption::Assumption;
 use gpufare_core::plan::decision::Choice;
 use gpufare_core::plan::feasibility::VramFit;
 use gpufare_core::plan::hybrid::PhaseKind;
+use gpufare_core::plan::option::STALE_PRICE_DAYS;
 use gpufare_core::profile::verdict::{Finding, Level, VerdictKind};
 use gpufare_core::task::document::{Sensitivity, TaskKind};
 use gpufare_core::task::policy::Policy;
@@ -136,6 +137,56 @@ pub fn vram_fit(lang: Lang, f: VramFit) -> &'static str {
         VramFit::Oom => ("OOM", "显存不足"),
     };
     pick(lang, en, zh)
+}
+
+/// The mark of a price's evidence.
+pub fn evidence(lang: Lang, e: PriceEvidence) -> &'static str {
+    let (en, zh) = match e {
+        PriceEvidence::Quote => ("quote", "报价"),
+        PriceEvidence::Official => ("official", "官方"),
+        PriceEvidence::Catalog => ("catalog", "目录"),
+        PriceEvidence::Secondary => ("secondary", "二手报价"),
+        PriceEvidence::Estimate => ("estimate", "估算"),
+    };
+    pick(lang, en, zh)
+}
+
+/// What a price's evidence means, for its mark's tooltip.
+pub fn evidence_meaning(lang: Lang, e: PriceEvidence) -> &'static str {
+    let (en, zh) = match e {
+        PriceEvidence::Quote => ("a quote made to you", "给你的报价"),
+        PriceEvidence::Official => (
+            "the provider's own price page or price file",
+            "服务商自己的价格页或价格文件",
+        ),
+        PriceEvidence::Catalog => (
+            "a dated catalog built from providers' price APIs",
+            "根据服务商价格接口整理的带日期目录",
+        ),
+        PriceEvidence::Secondary => ("a figure quoted by a third party", "第三方转述的价格"),
+        PriceEvidence::Estimate => (
+            "derived from a comparable price; no public figure",
+            "由可比价格推算，没有公开数字",
+        ),
+    };
+    pick(lang, en, zh)
+}
+
+/// A price's age with its unit: `187 days old` / `187 天前`.
+pub fn price_age(lang: Lang, days: u32) -> String {
+    match lang {
+        Lang::En if days == 1 => "1 day old".to_owned(),
+        Lang::En => format!("{days} days old"),
+        Lang::Zh => format!("{days} 天前"),
+    }
+}
+
+/// Why an age is marked: more than [`STALE_PRICE_DAYS`] days old.
+pub fn stale_note(lang: Lang) -> String {
+    match lang {
+        Lang::En => format!("more than {STALE_PRICE_DAYS} days old: check the current price"),
+        Lang::Zh => format!("超过 {STALE_PRICE_DAYS} 天：请核实当前价格"),
+    }
 }
 
 /// Where a slowdown figure came from.

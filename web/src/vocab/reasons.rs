@@ -1,6 +1,6 @@
 //! The decision's reasons worded from their rule ids and parameters.
 
-use gpufare_core::offers::offer::{RegionClass, SecurityControl};
+use gpufare_core::offers::offer::{PriceEvidence, RegionClass, SecurityControl};
 use gpufare_core::offers::tenancy::Tenancy;
 use gpufare_core::plan::reason::{Reason, RuleId};
 
@@ -130,6 +130,35 @@ fn chinese(r: &Reason) -> String {
             p("preemptions"),
             p("per_running_hour")
         ),
+        RuleId::PriceCaveat => {
+            let as_of = p("as_of");
+            let age = r.params.get("age_days").map_or("?", String::as_str);
+            let evidence = r
+                .params
+                .get("evidence")
+                .and_then(|e| PriceEvidence::from_id(e))
+                .map(|e| format!("，证据：{}", model::evidence(Lang::Zh, e)))
+                .unwrap_or_default();
+            match (
+                r.params.contains_key("estimate"),
+                r.params.get("stale_after_days"),
+            ) {
+                (true, Some(limit)) => format!(
+                    "该价格为估算值，距今 {age} 天（{as_of}；超过 {limit} 天）：下单前请向服务商询价"
+                ),
+                (true, None) => format!(
+                    "该价格为估算值（{as_of}{}）：下单前请向服务商询价",
+                    r.params
+                        .get("age_days")
+                        .map(|a| format!("，距今 {a} 天"))
+                        .unwrap_or_default()
+                ),
+                (false, limit) => format!(
+                    "该价格距今 {age} 天（{as_of}{evidence}；超过 {} 天）：下单前请核实当前价格",
+                    limit.map_or("?", String::as_str)
+                ),
+            }
+        }
         RuleId::SpotPolicy => format!(
             "应对策略：{}；期望总成本 {}（一直留在该方案上为 {}，节省 {}）",
             policy_words(&p("policy"), &p("fallback")),
