@@ -115,7 +115,10 @@ fn OfferRow(lang: ReadSignal<Lang>, scenario: RwSignal<Scenario>, offer: Offer) 
         <tr data-offer=offer.id.clone()>
             <td translate="no">{offer.provider.clone()}</td>
             <td><span translate="no">{offer.region.name.clone()}</span> <span class="muted">{move || format!(" · {}", model::region_class(lang.get(), class))}</span></td>
-            <td translate="no">{format!("{} × {}", offer.gpu_count, offer.gpu)}</td>
+            <td translate="no">
+                {format!("{} × {}", offer.gpu_count, offer.gpu)}
+                {offer.instance_type.clone().map(|t| view! { <span class="muted instance-type">{format!(" · {t}")}</span> })}
+            </td>
             <td>{move || model::tenancy(lang.get(), tenancy)}</td>
             <td>{format!("{} GiB", format::number(offer.vram_gib, 1))}</td>
             <td>
