@@ -28,7 +28,7 @@ pub fn default_catalog_csv() -> &'static str {
 mod tests {
     use super::*;
     use crate::numbers::problem::Problem;
-    use crate::offers::catalog::{CatalogError, catalog_to_json, parse_catalog_json};
+    use crate::offers::catalog::{Catalog, CatalogError, catalog_to_json, parse_catalog_json};
     use crate::offers::csv::catalog_to_csv;
 
     const HEADER: &str = "id,provider,region,region_class,gpu,gpu_count,tenancy,gpu_fraction,vram_gib,billing_mode,price,currency,granularity,as_of,source";
@@ -137,5 +137,35 @@ mod tests {
             parse_catalog_json("{\"format_version\": 9, \"offers\": []}"),
             Err(CatalogError::UnsupportedFormat { found: 9, max: 1 })
         ));
+    }
+
+    #[test]
+    fn a_misspelt_field_is_refused_by_name_with_the_likely_one() {
+        let good = default_catalog();
+        let json = catalog_to_json(&Catalog {
+            format_version: 1,
+            offers: good.offers[..2].to_vec(),
+        });
+        assert!(parse_catalog_json(&json).is_ok());
+        let typo = json.replacen("\"notice_seconds\"", "\"notice_secnds\"", 1);
+        assert_ne!(typo, json);
+        match parse_catalog_json(&typo).unwrap_err() {
+            CatalogError::Field { field, problem, .. } => {
+                assert!(field.ends_with(".notice_secnds"), "{field}");
+                assert_eq!(
+                    problem,
+                    Problem::UnknownField {
+                        suggestion: Some("notice_seconds".to_owned())
+                    }
+                );
+            }
+            other => panic!("{other:?}"),
+        }
+        let nested = json.replacen("\"rtt_ms\"", "\"rtt\"", 1);
+        let err = parse_catalog_json(&nested).unwrap_err().to_string();
+        assert!(err.contains("offers[0].region.rtt"), "{err}");
+        let top = json.replacen("\"offers\"", "\"offer\": [], \"offers\"", 1);
+        let err = parse_catalog_json(&top).unwrap_err().to_string();
+        assert!(err.contains("offer"), "{err}");
     }
 }

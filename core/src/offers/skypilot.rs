@@ -23,7 +23,6 @@ use std::collections::BTreeMap;
 use rust_decimal::Decimal;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
-use thiserror::Error;
 
 use crate::hardware::gpu::find_gpu;
 use crate::numbers::money::Currency;
@@ -49,44 +48,7 @@ pub struct Skipped {
     pub reason: SkipReason,
 }
 
-/// Why a row of a SkyPilot catalog (or its spot price) was not imported.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema, Error)]
-#[serde(tag = "code", rename_all = "snake_case")]
-pub enum SkipReason {
-    /// The CSV reader could not read the row.
-    #[error("unreadable row: {detail}")]
-    Unreadable {
-        /// What the reader said.
-        detail: String,
-    },
-    /// A host VM row without an accelerator (GCP prices the GPU separately).
-    #[error("no accelerator (a host VM row; the GPU is priced separately)")]
-    NoAccelerator,
-    /// An accelerator the spec table does not know.
-    #[error("GPU {name:?} is not in the spec table")]
-    UnknownGpu {
-        /// The accelerator's name.
-        name: String,
-    },
-    /// No positive on-demand price.
-    #[error("no usable on-demand price ({value:?})")]
-    NoPrice {
-        /// What the price column held.
-        value: String,
-    },
-    /// A spot price of 0: spot is not offered.
-    #[error("spot price 0: not offered")]
-    SpotNotOffered,
-    /// A spot price at 95 % of on-demand or more.
-    #[error("spot price at least 95 % of on-demand: no real discount")]
-    SpotNoDiscount,
-    /// A spot price that is not a number.
-    #[error("spot price {value:?} is not a number")]
-    SpotNotANumber {
-        /// What the column held.
-        value: String,
-    },
-}
+pub use crate::offers::feeds::SkipReason;
 
 /// What an import did.
 #[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize, JsonSchema)]

@@ -1,6 +1,6 @@
 //! Public, keyless price feeds turned into offers: the Azure Retail Prices API, the AWS Price
 //! List offer files, Alibaba Cloud's international price file and dstack's gpuhunt catalogs
-//! (SkyPilot's `vms.csv` has its own importer, [`crate::offers::skypilot`]).
+//! (SkyPilot's `vms.csv` has its own importer, `offers::skypilot`).
 //!
 //! Every parser here is pure: the text (or a streaming deserializer) comes in, offers and a
 //! report come out; fetching, clocks and files belong to the caller. Each row is dated (the
@@ -201,7 +201,7 @@ pub enum SkipWhy {
         on_demand: String,
     },
     /// A spot price at 95 % of on-demand or more: no real discount (the SkyPilot importer's
-    /// rule, [`crate::offers::skypilot::SPOT_DISCOUNT_SHARE`]).
+    /// rule, the SkyPilot importer's `SPOT_DISCOUNT_SHARE`).
     #[error("spot {spot} is at least 95 % of on-demand {on_demand}: no real discount")]
     SpotNoDiscount {
         /// The spot price.
@@ -231,7 +231,46 @@ pub enum SkipWhy {
     #[error("{reason}")]
     SkyPilot {
         /// The importer's own reason.
-        reason: crate::offers::skypilot::SkipReason,
+        reason: SkipReason,
+    },
+}
+
+/// Why a row of a SkyPilot catalog (or its spot price) was not imported.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema, Error)]
+#[serde(tag = "code", rename_all = "snake_case")]
+pub enum SkipReason {
+    /// The CSV reader could not read the row.
+    #[error("unreadable row: {detail}")]
+    Unreadable {
+        /// What the reader said.
+        detail: String,
+    },
+    /// A host VM row without an accelerator (GCP prices the GPU separately).
+    #[error("no accelerator (a host VM row; the GPU is priced separately)")]
+    NoAccelerator,
+    /// An accelerator the spec table does not know.
+    #[error("GPU {name:?} is not in the spec table")]
+    UnknownGpu {
+        /// The accelerator's name.
+        name: String,
+    },
+    /// No positive on-demand price.
+    #[error("no usable on-demand price ({value:?})")]
+    NoPrice {
+        /// What the price column held.
+        value: String,
+    },
+    /// A spot price of 0: spot is not offered.
+    #[error("spot price 0: not offered")]
+    SpotNotOffered,
+    /// A spot price at 95 % of on-demand or more.
+    #[error("spot price at least 95 % of on-demand: no real discount")]
+    SpotNoDiscount,
+    /// A spot price that is not a number.
+    #[error("spot price {value:?} is not a number")]
+    SpotNotANumber {
+        /// What the column held.
+        value: String,
     },
 }
 
