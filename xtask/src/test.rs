@@ -6,7 +6,7 @@ use std::process::Command;
 
 use anyhow::{Context, Result};
 
-use crate::{cargo, dist, prereq, run_cmd, serve};
+use crate::{dist, prereq, run_cmd, serve};
 
 const CHROMIUM: &str = "/usr/bin/chromium";
 const CHROMEDRIVER: &str = "/usr/bin/chromedriver";
@@ -24,6 +24,14 @@ pub fn run_all(root: &Path) -> Result<()> {
 pub fn run_e2e(root: &Path, filter: Option<&str>) -> Result<()> {
     install(root)?;
     end_to_end(root, filter)
+}
+
+/// Cargo as the test command runs it: without incremental compilation, whose caches would double the
+/// size of a fresh clone's `target/` and buy nothing on a one-off build.
+fn cargo() -> Command {
+    let mut cmd = crate::cargo();
+    cmd.env("CARGO_INCREMENTAL", "0");
+    cmd
 }
 
 fn install(root: &Path) -> Result<()> {
