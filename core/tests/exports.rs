@@ -46,7 +46,12 @@ fn json_round_trips_and_numbers_are_cents() {
 #[test]
 fn csv_has_raw_numbers_and_states_its_basis() {
     let b = sample();
-    let text = budget_csv(&b);
+    let written = budget_csv(&b);
+    // Excel's cue to read the file as UTF-8; everything after it is the CSV.
+    let text = written
+        .strip_prefix('\u{FEFF}')
+        .expect("the budget CSV starts with a UTF-8 byte-order mark");
+    assert!(text.starts_with("# gpufare budget"));
     assert!(text.contains("# price dates: "));
     assert!(text.contains("# assumption cny_per_usd = 7.2"));
     let body: String = text

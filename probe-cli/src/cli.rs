@@ -104,14 +104,18 @@ Examples:
   gpufare plan --task examples/qlora_7b.json --trace aws-use1-g5xl-spot=tests/fixtures/traces/aws-2023-04-22-us-east-1c-p3.2xlarge-v100.json
   gpufare plan --scenario gpufare-budget.json --format json   # a budget or scenario exported by the site
   gpufare plan --task my-task.json --profile shared-box.json --profile dedicated-box.json
+  gpufare plan --task my-task.json --catalog quotes.csv --format xlsx --lang zh -o budget.xlsx
 
-Without --catalog the embedded default catalog is used. Money in JSON and CSV is plain numbers in
-the output currency. Bad input files exit with status 2 and name the file, line or field.";
+Without --catalog the embedded default catalog is used. Catalog files may be UTF-8 (with or without
+a byte-order mark), UTF-16 with a byte-order mark, or GB18030 (what Excel saves as CSV on a Chinese
+Windows). Money in JSON and CSV is plain numbers in the output currency; the CSV starts with a
+UTF-8 byte-order mark so that Excel reads it as UTF-8. Bad input files exit with status 2 and name
+the file, line or field.";
 
 const CATALOG_EXAMPLES: &str = "\
 Examples:
   gpufare catalog list
-  gpufare catalog validate quotes.csv
+  gpufare catalog validate quotes.csv                           # names the encoding it read
   gpufare catalog convert quotes.csv --to json -o quotes.json
   gpufare catalog convert aws-vms.csv --to csv -o aws.csv      # SkyPilot vms.csv -> ours
   gpufare catalog refresh azure aws gpuhunt:runpod -o cloud.json  # public price feeds -> ours";
@@ -166,9 +170,15 @@ pub struct PlanArgs {
     #[arg(long, value_enum, default_value = "table")]
     pub format: crate::plan_cmd::PlanFormat,
 
+    /// Language of the workbook's sheet names and headers (`--format xlsx`): English or
+    /// Simplified Chinese.
+    #[arg(long, value_enum, default_value = "en")]
+    pub lang: crate::plan_cmd::Lang,
+
     /// Where to write; `-` is standard output. Files are replaced atomically and keep their
     /// permissions; a device such as /dev/null or a named pipe is written through; a symbolic
-    /// link is followed to the existing file it points at.
+    /// link is followed to the existing file it points at. A workbook (`--format xlsx`) needs a
+    /// file: `-` and a terminal are refused.
     #[arg(short, long, value_name = "FILE", default_value = "-")]
     pub output: PathBuf,
 
@@ -431,7 +441,8 @@ pub enum CatalogCommand {
         /// Catalog files.
         files: Vec<PathBuf>,
     },
-    /// Check catalog files and report every problem with its line and field.
+    /// Check catalog files and report every problem with its line and field; each file's line
+    /// names the encoding it was read in (UTF-8, UTF-16 or GB18030).
     Validate {
         /// Catalog files.
         files: Vec<PathBuf>,

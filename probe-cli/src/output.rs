@@ -19,7 +19,7 @@
 //! `--force`: see [`write_result`].
 
 use std::fs::{self, File, Metadata, OpenOptions};
-use std::io::{self, Write};
+use std::io::{self, IsTerminal, Write};
 use std::os::unix::fs::{FileTypeExt, MetadataExt, PermissionsExt};
 use std::path::{Path, PathBuf};
 
@@ -51,7 +51,12 @@ pub enum Written {
 
 /// Writes `text` to `path`, or to standard output when `path` is `-` (see the module's rules).
 pub fn write_text(path: &Path, text: &str) -> Result<()> {
-    write_result(path, text, true, true).map(|_| ())
+    write_bytes(path, text.as_bytes())
+}
+
+/// Writes `bytes` (a binary file such as a workbook) by the same rules as [`write_text`].
+pub fn write_bytes(path: &Path, bytes: &[u8]) -> Result<()> {
+    write_result_bytes(path, bytes, true, true).map(|_| ())
 }
 
 /// Writes the output of a measurement. When it `succeeded` or `force` is set, as
@@ -60,10 +65,14 @@ pub fn write_text(path: &Path, text: &str) -> Result<()> {
 /// run never replaces a previous good one. A new file, standard output, a device or a pipe
 /// receives the failed run's output as usual (it records why the run failed).
 pub fn write_result(path: &Path, text: &str, succeeded: bool, force: bool) -> Result<Written> {
+    write_result_bytes(path, text.as_bytes(), succeeded, force)
+}
+
+fn write_result_bytes(path: &Path, text: &[u8], succeeded: bool, force: bool) -> Result<Written> {
     match resolve(path)? {
         Target::Stdout => {
             let mut out = io::stdout().lock();
-            out.write_all(text.as_bytes())?;
+            out.write_all(text)?;
             out.flush()?;
         }
         Target::Stream(real) => write_through(path, &real, text)?,
@@ -72,6 +81,21 @@ pub fn write_result(path: &Path, text: &str, succeeded: bool, force: bool) -> Re
         Target::New(real) => replace(path, &real, text, None)?,
     }
     Ok(Written::Written)
+}
+
+/// Whether `-o PATH` leads to a terminal: standard output that is one, or a terminal device.
+/// Binary output (a workbook) is refused there.
+pub fn leads_to_terminal(path: &Path) -> bool {
+    if path.as_os_str() == "-" {
+        return io::stdout().is_terminal();
+    }
+    match resolve(path) {
+        Ok(Target::Stream(real)) => OpenOptions::new()
+            .write(true)
+            .open(real)
+            .is_ok_and(|f| f.is_terminal()),
+        _ => false,
+    }
 }
 
 fn resolve(path: &Path) -> Result<Target> {
@@ -136,7 +160,7 @@ fn classify(path: &Path, real: PathBuf, meta: Metadata) -> Result<Target> {
 }
 
 /// Opens a device or pipe and writes into it; nothing is created, renamed or truncated.
-fn write_through(path: &Path, real: &Path, text: &str) -> Result<()> {
+fn write_through(path: &Path, real: &Path, text: &[u8]) -> Result<()> {
     let context = || format!("cannot write {}", path.display());
     let mut file = OpenOptions::new()
         .write(true)
@@ -150,14 +174,14 @@ fn write_through(path: &Path, real: &Path, text: &str) -> Result<()> {
             path.display()
         );
     }
-    file.write_all(text.as_bytes())
+    file.write_all(text)
         .and_then(|()| file.flush())
         .with_context(context)?;
     Ok(())
 }
 
 /// Writes a temporary sibling of `real` and renames it over `real`.
-fn replace(path: &Path, real: &Path, text: &str, old: Option<&Metadata>) -> Result<()> {
+fn replace(path: &Path, real: &Path, text: &[u8], old: Option<&Metadata>) -> Result<()> {
     let dir = match real.parent() {
         Some(p) if !p.as_os_str().is_empty() => p,
         _ => Path::new("."),
@@ -182,7 +206,7 @@ fn replace(path: &Path, real: &Path, text: &str, old: Option<&Metadata>) -> Resu
     if let Some(old) = old {
         keep_owner_and_mode(tmp.as_file(), old).with_context(context)?;
     }
-    tmp.write_all(text.as_bytes())
+    tmp.write_all(text)
         .and_then(|()| tmp.as_file().sync_all())
         .with_context(context)?;
     tmp.persist(real)

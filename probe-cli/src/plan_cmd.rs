@@ -11,9 +11,11 @@ use gpufare_core::export::budget::{Budget, budget, budget_json, parse_budget};
 use gpufare_core::export::csv::budget_csv;
 use gpufare_core::export::diff::{diff, diff_text};
 use gpufare_core::export::markdown::{break_even_sentences, budget_markdown};
+use gpufare_core::export::xlsx::{SheetLanguage, budget_xlsx};
 use gpufare_core::fleet::{Rules, fleet_factors, report as fleet_report};
 use gpufare_core::numbers::date::PriceDate;
 use gpufare_core::numbers::money::group_thousands;
+use gpufare_core::numbers::text::TextEncoding;
 use gpufare_core::offers::catalog::{
     CATALOG_FORMAT_VERSION, Catalog, CatalogError, catalog_to_json,
 };
@@ -62,6 +64,27 @@ pub enum PlanFormat {
     Csv,
     /// The budget as Markdown.
     Md,
+    /// The budget as an Excel workbook (ranking, cost breakdown, hybrid plan, assumptions and
+    /// sources); binary, so it needs -o FILE.
+    Xlsx,
+}
+
+/// The language of the workbook's sheet names and headers.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum Lang {
+    /// English.
+    En,
+    /// Simplified Chinese.
+    Zh,
+}
+
+impl Lang {
+    fn sheets(self) -> SheetLanguage {
+        match self {
+            Lang::En => SheetLanguage::En,
+            Lang::Zh => SheetLanguage::Zh,
+        }
+    }
 }
 
 /// What `gpufare plan` was asked.
@@ -76,6 +99,8 @@ pub struct PlanRequest {
     pub seed: Option<u64>,
     pub trials: Option<u32>,
     pub format: PlanFormat,
+    /// The workbook's language (`--format xlsx`).
+    pub lang: Lang,
     pub output: PathBuf,
     pub diff: Option<PathBuf>,
     pub top: usize,
@@ -123,6 +148,7 @@ impl crate::cli::PlanArgs {
             seed: self.seed,
             trials: self.trials,
             format: self.format,
+            lang: self.lang,
             output: self.output.clone(),
             diff: self.diff.clone(),
             top: self.top,
@@ -156,13 +182,14 @@ fn file_date(path: &Path) -> String {
         .to_string()
 }
 
-/// Reads one catalog file (our JSON or CSV, or a SkyPilot `vms.csv`; core recognises which), with
-/// a note on what a SkyPilot import did.
-pub fn read_catalog(path: &Path) -> Result<(Catalog, Option<String>)> {
-    let text = read(path)?;
+/// Reads one catalog file (our JSON or CSV, or a SkyPilot `vms.csv`, in UTF-8, UTF-16 with a
+/// byte-order mark or GB18030; core decodes and recognises it), with the encoding read and a note
+/// on what a SkyPilot import did.
+pub fn read_catalog(path: &Path) -> Result<(Catalog, TextEncoding, Option<String>)> {
+    let bytes = std::fs::read(path).map_err(|e| bad(path, format!("cannot read: {e}")))?;
     let name = path.to_string_lossy();
     let imported =
-        import::read_catalog(&name, &text, &file_date(path)).map_err(|e| bad(path, e))?;
+        import::read_catalog_file(&name, &bytes, &file_date(path)).map_err(|e| bad(path, e))?;
     let note = imported.report.map(|report| {
         let mut note = format!(
             "{}: SkyPilot vms.csv, {} rows -> {} offers ({} zone rows merged, {} skipped)",
@@ -177,7 +204,7 @@ pub fn read_catalog(path: &Path) -> Result<(Catalog, Option<String>)> {
         }
         note
     });
-    Ok((imported.catalog, note))
+    Ok((imported.catalog, imported.encoding, note))
 }
 
 /// The catalogs named on the command line merged (an id two of them share is refused), or the
@@ -191,8 +218,12 @@ fn load_catalogs(paths: &[PathBuf]) -> Result<Catalog> {
         offers: vec![],
     };
     for p in paths {
-        let (mut c, note) = read_catalog(p)?;
+        let (mut c, encoding, note) = read_catalog(p)?;
         trace_cmd::resolve_catalog_traces(&mut c, p);
+        // A file saved by a spreadsheet in another encoding than UTF-8: say how it was read.
+        if !matches!(encoding, TextEncoding::Utf8 | TextEncoding::Utf8Bom) {
+            eprintln!("gpufare: {}: read as {encoding}", p.display());
+        }
         if let Some(n) = note {
             eprintln!("gpufare: {n}");
         }
@@ -208,6 +239,9 @@ fn load_catalogs(paths: &[PathBuf]) -> Result<Catalog> {
 
 /// Runs `gpufare plan`.
 pub fn run_plan(req: &PlanRequest) -> Result<()> {
+    if req.format == PlanFormat::Xlsx {
+        refuse_binary_to_terminal(req)?;
+    }
     let (task, mut settings, mut catalog, mut traces): (
         TaskProfile,
         PlanSettings,
@@ -291,8 +325,33 @@ pub fn run_plan(req: &PlanRequest) -> Result<()> {
         PlanFormat::Csv => budget_csv(&b),
         PlanFormat::Md => budget_markdown(&b, req.top),
         PlanFormat::Table => table(&b, req.top) + &trace_cmd::risk_section(&result, req.top),
+        PlanFormat::Xlsx => {
+            let bytes = budget_xlsx(&b, &catalog, req.lang.sheets())?;
+            return output::write_bytes(&req.output, &bytes);
+        }
     };
     output::write_text(&req.output, &text)
+}
+
+/// A workbook is binary: it goes to a file (or a pipe, or /dev/null), never to standard output
+/// by `-o -` nor to a terminal; and `--diff` writes text, not a workbook. Checked before pricing.
+fn refuse_binary_to_terminal(req: &PlanRequest) -> Result<()> {
+    if req.diff.is_some() {
+        anyhow::bail!(InputFileError(
+            "--diff writes text or JSON, not a workbook: leave out --format xlsx".to_owned()
+        ));
+    }
+    let problem = if req.output.as_os_str() == "-" {
+        "not text for standard output".to_owned()
+    } else if output::leads_to_terminal(&req.output) {
+        format!("and {} is a terminal", req.output.display())
+    } else {
+        return Ok(());
+    };
+    anyhow::bail!(InputFileError(format!(
+        "--format xlsx writes a binary workbook, {problem}: give a file with -o, e.g. \
+         -o budget.xlsx"
+    )))
 }
 
 /// Says on standard error which measured factors were applied to how many offers.
@@ -501,9 +560,9 @@ pub fn run_catalog(action: CatalogAction) -> Result<()> {
                 ));
             }
             for p in &catalogs {
-                let (c, note) = read_catalog(p)?;
+                let (c, encoding, note) = read_catalog(p)?;
                 println!(
-                    "{}: ok, {} offers{}",
+                    "{}: {encoding}, ok, {} offers{}",
                     p.display(),
                     c.offers.len(),
                     note.map(|n| format!("\n{n}")).unwrap_or_default()
@@ -516,7 +575,7 @@ pub fn run_catalog(action: CatalogAction) -> Result<()> {
             to,
             output: out,
         } => {
-            let (c, note) = read_catalog(&input)?;
+            let (c, _, note) = read_catalog(&input)?;
             if let Some(n) = note {
                 eprintln!("gpufare: {n}");
             }

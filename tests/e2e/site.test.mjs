@@ -1024,6 +1024,7 @@ test('CSV and Markdown downloads carry the same numbers as the JSON one', async 
   const json = JSON.parse(await save('#export-json', 'budget.json'));
   const csv = await save('#export-csv', 'budget.csv');
   const md = await save('#export-md', 'budget.md');
+  assert.ok(csv.startsWith('\uFEFF# gpufare budget'), 'a UTF-8 byte-order mark, then the CSV');
   const lines = csv.split('\n');
   assert.ok(lines.some((l) => l.startsWith('# price dates: ')), 'the CSV states its price dates');
   assert.ok(lines.some((l) => l.startsWith('# assumption ')), 'the CSV states its assumptions');
@@ -1371,7 +1372,9 @@ test('a SkyPilot vms.csv imports into the offers with a report, and the catalog 
   const [d] = await Promise.all([page.waitForEvent('download'), page.click('#catalog-export-csv')]);
   const path = join(ARTIFACTS, 'catalog.csv');
   await d.saveAs(path);
-  const csv = readFileSync(path, 'utf8').trim().split('\n');
+  const text = readFileSync(path, 'utf8');
+  assert.ok(text.startsWith('\uFEFF'), 'a UTF-8 byte-order mark, so that Excel reads the file as UTF-8');
+  const csv = text.slice(1).trim().split('\n');
   assert.ok(csv[0].startsWith('id,provider,region,'));
   assert.equal(csv.length, 3, 'the filtered catalog: a header and two offers');
   assert.ok(csv.some((l) => l.startsWith('aws-g5-xlarge-us-east-1-spot,aws,')), 'the provider is named after the file');
@@ -1409,7 +1412,7 @@ function catalogData() {
 const TECHNICAL = new Set(('GPU GPUs VRAM GiB MiB GB MB KB TB TFLOPS CNY USD MIG vGPU MPS PCIe Gen CUDA NVML NVIDIA LoRA QLoRA SD SDXL ' +
   'Flux dev DDP FSDP ZeRO JSON CSV Markdown SkyPilot vms csv json HTTP TCP IOPS OOM VPC SSH API GEMM Kaggle Stable Diffusion gpufare probe ' +
   'AdamW KV VAE ControlNet AWS GCP ECC CPU HAMi cGPU Mbit RTT InstanceType Price Region base64 TLS P50 P90 P99 format_version Llama Qwen ' +
-  'Mistral DeepSeek GLM token KiB MAD').split(' '));
+  'Mistral DeepSeek GLM token KiB MAD Excel xlsx xls UTF BOM').split(' '));
 
 /** Words of visible text (and titles and labels) outside `translate="no"` that are neither data nor technical terms. */
 async function englishOnPage(page, data) {

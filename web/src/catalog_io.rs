@@ -1,11 +1,13 @@
 //! Catalog import and export on the site: our CSV or JSON, or a SkyPilot `vms.csv`, read in the
-//! browser by core's importers; imported offers join the user's own quotes (with a report of the
-//! rows skipped and why); the current catalog downloads as CSV or JSON.
+//! browser by core's importers from the file's bytes (UTF-8, UTF-16 with a byte-order mark or
+//! GB18030, as spreadsheets save them; the report names the encoding read); imported offers join
+//! the user's own quotes (with a report of the rows skipped and why); the current catalog
+//! downloads as CSV (with a UTF-8 byte-order mark, for Excel) or JSON.
 
 use gpufare_core::offers::catalog::catalog_to_json;
 use gpufare_core::offers::csv::catalog_to_csv;
 use gpufare_core::offers::default::default_catalog;
-use gpufare_core::offers::import::read_catalog;
+use gpufare_core::offers::import::read_catalog_file;
 use gpufare_core::scenario::document::Scenario;
 use leptos::prelude::*;
 use leptos::task::spawn_local;
@@ -13,7 +15,7 @@ use wasm_bindgen::JsCast;
 use wasm_bindgen_futures::JsFuture;
 
 use crate::export_view::download;
-use crate::vocab::{Label, Lang, errors, t};
+use crate::vocab::{Label, Lang, errors, model, t};
 
 /// Adds the offers of an imported catalog file to the user's own quotes and returns the report
 /// lines: how many were added, and each one skipped and why. Importers and their report live in
@@ -21,12 +23,12 @@ use crate::vocab::{Label, Lang, errors, t};
 #[leptos::wasm_split::wasm_split(catalog, wasm_split_path = ::leptos::wasm_split, fallible)]
 fn import_catalog(
     name: String,
-    text: String,
+    bytes: Vec<u8>,
     saved: String,
     lang: Lang,
     scenario: RwSignal<Scenario>,
 ) -> Result<Vec<String>, leptos::wasm_split::SplitLoaderError> {
-    let imported = match read_catalog(&name, &text, &saved) {
+    let imported = match read_catalog_file(&name, &bytes, &saved) {
         Err(e) => return Ok(vec![format!("{name}: {}", errors::catalog_error(lang, &e))]),
         Ok(done) => done,
     };
@@ -42,7 +44,11 @@ fn import_catalog(
     let import = imported.report;
     lines.insert(
         0,
-        format!("{name}: {added} {}", t(lang, Label::ImportedOffers)),
+        format!(
+            "{name}: {added} {}{}",
+            t(lang, Label::ImportedOffers),
+            model::read_as(lang, imported.encoding)
+        ),
     );
     if let Some(r) = import {
         for s in r.skipped.iter().chain(&r.spot_ignored) {
@@ -90,16 +96,15 @@ pub fn CatalogIo(lang: ReadSignal<Lang>, scenario: RwSignal<Scenario>) -> impl I
             let name = file.name();
             let saved = crate::clock::date_of(file.last_modified());
             let lang = lang.get_untracked();
-            let Some(text) = JsFuture::from(file.text())
-                .await
-                .ok()
-                .and_then(|v| v.as_string())
-            else {
+            // The bytes, not text: core decodes them (the browser's `text()` would read GB18030
+            // and UTF-16 files as UTF-8 and replace what it cannot read).
+            let Ok(buffer) = JsFuture::from(file.array_buffer()).await else {
                 report.set(vec![format!("{name}: {}", t(lang, Label::FileUnreadable))]);
                 return;
             };
+            let bytes = js_sys::Uint8Array::new(&buffer).to_vec();
             report.set(
-                import_catalog(name, text, saved, lang, scenario)
+                import_catalog(name, bytes, saved, lang, scenario)
                     .await
                     .unwrap_or_else(|_| vec![t(lang, Label::ChunkFailed).to_owned()]),
             );

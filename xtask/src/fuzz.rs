@@ -25,7 +25,7 @@ use gpufare_core::task::presets::{PRESET_IDS, preset};
 use crate::run_cmd;
 
 /// The fuzz targets, one per parser (and `plan` on parsed input).
-pub const TARGETS: [&str; 14] = [
+pub const TARGETS: [&str; 15] = [
     "task",
     "profile",
     "catalog",
@@ -40,6 +40,7 @@ pub const TARGETS: [&str; 14] = [
     "feed_aws",
     "feed_alibaba",
     "feed_gpuhunt",
+    "text",
 ];
 
 /// Inputs the fixed-seed pass runs, over all targets together.
@@ -338,6 +339,19 @@ fn seed(root: &Path, target: &str, corpus: &Path) -> Result<()> {
                 let p = root.join("tests/fixtures/feeds").join(file);
                 seeds.push((file.to_owned(), prefixed(byte, &read(&p)?)));
             }
+        }
+        // Text files in the encodings spreadsheets save: the quotes in UTF-8, GB18030 and
+        // UTF-16LE (tests/fixtures/spreadsheets), and the UTF-8 one with a BOM and in UTF-16BE.
+        "text" => {
+            for p in files("tests/fixtures/spreadsheets", "csv")? {
+                seeds.push((name(&p), read(&p)?));
+            }
+            let utf8 = read(&root.join("tests/fixtures/spreadsheets/quotes.csv"))?;
+            seeds.push(("bom.csv".into(), [&b"\xEF\xBB\xBF"[..], &utf8].concat()));
+            let text = String::from_utf8_lossy(&utf8);
+            let mut be = vec![0xFE, 0xFF];
+            be.extend(text.encode_utf16().flat_map(u16::to_be_bytes));
+            seeds.push(("utf16be.csv".into(), be));
         }
         other => bail!("no seeds for fuzz target {other}"),
     }

@@ -1,11 +1,14 @@
-//! The budget as CSV: `#` lines with the settings, price dates and assumptions, then one row per
-//! option with raw numbers (no thousands separators, no currency signs). Each row ends with its
-//! price's standing: estimate or not, evidence, age in days (when the budget has a today) and
-//! source; these columns come after the older ones, so a reader by position is not moved.
+//! The budget as CSV: a UTF-8 byte-order mark (Excel's cue to read the file as UTF-8, so Chinese
+//! names survive on a Chinese Windows), `#` lines with the settings, price dates and assumptions,
+//! then one row per option with raw numbers (no thousands separators, no currency signs). Each
+//! row ends with its price's standing: estimate or not, evidence, age in days (when the budget
+//! has a today) and source; these columns come after the older ones, so a reader by position is
+//! not moved.
 
 use std::fmt::Write as _;
 
 use crate::export::budget::{Budget, cents};
+use crate::numbers::text::UTF8_BOM;
 
 /// Columns of the CSV export, in order.
 pub const CSV_COLUMNS: [&str; 27] = [
@@ -38,10 +41,11 @@ pub const CSV_COLUMNS: [&str; 27] = [
     "price_source",
 ];
 
-/// The budget as CSV: `#` lines with the settings, price dates and assumptions, then a header
-/// and one row per option with raw numbers (no thousands separators, no currency signs).
+/// The budget as CSV: a UTF-8 byte-order mark, `#` lines with the settings, price dates and
+/// assumptions, then a header and one row per option with raw numbers (no thousands separators,
+/// no currency signs).
 pub fn budget_csv(b: &Budget) -> String {
-    let mut out = String::new();
+    let mut out = String::from(UTF8_BOM);
     let _ = writeln!(
         out,
         "# gpufare budget, format_version {}, currency {}, cny_per_usd {}, seed {}, trials {}",

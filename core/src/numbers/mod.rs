@@ -1,7 +1,8 @@
 //! The numbers every other part of the model is built from: exact money with its currency, typed
 //! input checked against its range, summary statistics of measured series, seeded random
-//! numbers, and work spread over the cores where the build allows. This layer imports nothing
-//! else from the crate.
+//! numbers, work spread over the cores where the build allows, and text files decoded from the
+//! encodings spreadsheets save them in. This layer imports nothing else
+//! from the crate.
 
 pub mod date;
 pub mod input;
@@ -10,3 +11,4 @@ pub mod parallel;
 pub mod problem;
 pub mod rng;
 pub mod stats;
+pub mod text;

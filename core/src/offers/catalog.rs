@@ -59,6 +59,10 @@ pub enum CatalogError {
         /// The repeated id.
         id: String,
     },
+    /// The file's bytes are not text in an encoding gpufare reads
+    /// ([`crate::numbers::text::decode_text`]).
+    #[error("{0}")]
+    Encoding(crate::numbers::text::TextError),
     /// Nothing usable in the file: no offer at all, or every SkyPilot row skipped.
     #[error("the catalog has no offers ({skipped} rows skipped)")]
     Empty {

@@ -8,6 +8,7 @@ use rust_decimal::Decimal;
 
 use crate::numbers::money::Currency;
 use crate::numbers::problem::{Problem, closest_name};
+use crate::numbers::text::{UTF8_BOM, without_bom};
 use crate::offers::billing::{BillingMode, Granularity};
 use crate::offers::catalog::{
     CATALOG_FORMAT_VERSION, Catalog, CatalogError, CsvProblem, check_unique,
@@ -66,16 +67,28 @@ pub const CSV_COLUMNS: [&str; 42] = [
 ];
 
 /// Reads our CSV format: `#` comment lines first, then a header naming the columns (any order;
-/// an unknown column is refused by name unless it starts with `x_`), then one offer per row.
+/// an unknown column is refused by name unless it starts with `x_`), then one offer per row. A
+/// leading byte-order mark (what [`catalog_to_csv`] writes) is read past; fields are separated
+/// by commas, or by tabs when the header has tabs and no comma (Excel's "Unicode text").
 pub fn parse_catalog_csv(text: &str) -> Result<Catalog, CatalogError> {
+    let text = without_bom(text);
     let skipped = text
         .lines()
         .take_while(|l| l.starts_with('#') || l.trim().is_empty())
         .count();
     let body: String = text.lines().skip(skipped).collect::<Vec<_>>().join("\n");
     let line_of = |pos: Option<&csv::Position>| pos.map_or(0, |p| p.line()) + skipped as u64;
+    // Excel saves "Unicode text" (UTF-16) with tabs between the fields: a header with tabs and
+    // no comma is read that way.
+    let header_line = body.lines().next().unwrap_or("");
+    let delimiter = if header_line.contains('\t') && !header_line.contains(',') {
+        b'\t'
+    } else {
+        b','
+    };
     let mut reader = csv::ReaderBuilder::new()
         .flexible(false)
+        .delimiter(delimiter)
         .from_reader(body.as_bytes());
     let headers = reader
         .headers()
@@ -152,7 +165,9 @@ pub fn parse_catalog_csv(text: &str) -> Result<Catalog, CatalogError> {
     })
 }
 
-/// Writes a catalog in our CSV format, with the columns in [`CSV_COLUMNS`] order.
+/// Writes a catalog in our CSV format, with the columns in [`CSV_COLUMNS`] order. The text
+/// starts with a UTF-8 byte-order mark, so that Excel reads its Chinese names as UTF-8 (without
+/// one, Excel on Chinese Windows reads a CSV as GBK); numbers are written raw.
 pub fn catalog_to_csv(catalog: &Catalog) -> String {
     let mut writer = csv::Writer::from_writer(Vec::new());
     let _ = writer.write_record(CSV_COLUMNS);
@@ -206,7 +221,8 @@ pub fn catalog_to_csv(catalog: &Catalog) -> String {
         ];
         let _ = writer.write_record(&row);
     }
-    String::from_utf8(writer.into_inner().unwrap_or_default()).unwrap_or_default()
+    let body = String::from_utf8(writer.into_inner().unwrap_or_default()).unwrap_or_default();
+    format!("{UTF8_BOM}{body}")
 }
 
 fn offer_from_fields<'a>(

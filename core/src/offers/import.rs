@@ -1,7 +1,9 @@
-//! Reading any catalog file a person may have — our JSON, our CSV, or a SkyPilot `vms.csv` — and
-//! merging catalogs. The CLI and the site both come through here, so a file is recognised and
-//! merged the same way everywhere.
+//! Reading any catalog file a person may have — our JSON, our CSV, or a SkyPilot `vms.csv`, in
+//! UTF-8 (with or without a byte-order mark), UTF-16 with a byte-order mark or GB18030 — and
+//! merging catalogs. The CLI and the site both come through here ([`read_catalog_file`] from the
+//! file's bytes), so a file is decoded, recognised and merged the same way everywhere.
 
+use crate::numbers::text::{TextEncoding, UTF8_BOM, decode_text};
 use crate::offers::catalog::{CATALOG_FORMAT_VERSION, Catalog, CatalogError, parse_catalog_json};
 use crate::offers::csv::parse_catalog_csv;
 use crate::offers::skypilot::{ImportReport, import_vms_csv};
@@ -26,6 +28,8 @@ pub struct Imported {
     pub format: CatalogFormat,
     /// For a SkyPilot file: rows read, offers made, and every row skipped with its reason.
     pub report: Option<ImportReport>,
+    /// The encoding the file was read in (UTF-8, or UTF-8 with BOM, for text given as text).
+    pub encoding: TextEncoding,
 }
 
 /// Recognises a catalog file: JSON by its `.json` name or a leading `{`, SkyPilot by an
@@ -61,11 +65,16 @@ pub fn provider_from_file_name(file_name: &str) -> String {
 /// Reads the catalog in `text`, a file named `file_name` (see [`detect`]). `file_date`
 /// (`YYYY-MM-DD`, the day the file was saved) dates the prices of a SkyPilot `vms.csv`, whose
 /// rows carry no date of their own; our own formats date every row themselves.
+/// A leading byte-order mark (Excel's "CSV UTF-8" starts with one) is read past in every form.
 pub fn read_catalog(
     file_name: &str,
     text: &str,
     file_date: &str,
 ) -> Result<Imported, CatalogError> {
+    let (text, encoding) = match text.strip_prefix(UTF8_BOM) {
+        Some(rest) => (rest, TextEncoding::Utf8Bom),
+        None => (text, TextEncoding::Utf8),
+    };
     let format = detect(file_name, text);
     let (catalog, report) = match format {
         CatalogFormat::Json => (parse_catalog_json(text)?, None),
@@ -80,7 +89,22 @@ pub fn read_catalog(
         catalog,
         format,
         report,
+        encoding,
     })
+}
+
+/// Reads the catalog file `file_name` from its bytes: decoded by
+/// [`crate::numbers::text::decode_text`] (UTF-8 with or without a byte-order mark, UTF-16 with
+/// one, or GB18030), then read as [`read_catalog`] reads text. The result names the encoding.
+pub fn read_catalog_file(
+    file_name: &str,
+    bytes: &[u8],
+    file_date: &str,
+) -> Result<Imported, CatalogError> {
+    let decoded = decode_text(bytes).map_err(CatalogError::Encoding)?;
+    let mut imported = read_catalog(file_name, &decoded.text, file_date)?;
+    imported.encoding = decoded.encoding;
+    Ok(imported)
 }
 
 /// What to do with an offer whose id is already taken.

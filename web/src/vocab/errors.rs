@@ -3,6 +3,7 @@
 //! keeps core's wording where the CLI prints the same thing; Chinese is worded here.
 
 use gpufare_core::numbers::problem::{FieldError, JsonFault, JsonProblem, Problem};
+use gpufare_core::numbers::text::{TextEncoding, TextError};
 use gpufare_core::offers::catalog::{CatalogError, CsvProblem};
 use gpufare_core::offers::skypilot::SkipReason;
 use gpufare_core::offers::trace::TraceError;
@@ -487,9 +488,42 @@ pub fn catalog_error(lang: Lang, err: &CatalogError) -> String {
             },
         ),
         CatalogError::DuplicateId { id } => format!("方案 id“{id}”出现了两次"),
+        CatalogError::Encoding(e) => text_error(lang, e),
         CatalogError::Empty { skipped } => {
             format!("目录里没有任何方案（跳过了 {skipped} 行）")
         }
+    }
+}
+
+/// Why a file's bytes are not text the site reads (its encoding).
+pub fn text_error(lang: Lang, err: &TextError) -> String {
+    if lang == Lang::En {
+        return err.to_string();
+    }
+    let name = |e: TextEncoding| crate::vocab::model::encoding(lang, e);
+    match err {
+        TextError::Workbook => "这是电子表格工作簿（.xlsx 或 .xls），不是文本文件：请在 Excel \
+                               中另存为“CSV UTF-8”后再导入"
+            .to_owned(),
+        TextError::Malformed { encoding, line } => format!(
+            "文件以 {} 的字节顺序标记开头，但第 {line} 行不是有效的 {}",
+            name(*encoding),
+            name(*encoding)
+        ),
+        TextError::Unknown {
+            utf8_line,
+            utf8_byte,
+            gb18030_line,
+            gb18030_byte,
+        } => format!(
+            "文件既不是 UTF-8（第 {utf8_line} 行的字节 0x{utf8_byte:02X} 无效），也不是带字节顺序\
+             标记的 UTF-16，也不是 GB18030（第 {gb18030_line} 行的字节 0x{gb18030_byte:02X} 无效）：\
+             请另存为“CSV UTF-8”"
+        ),
+        TextError::Nul { line } => format!(
+            "第 {line} 行含有空字符：可能是没有字节顺序标记的 UTF-16，或者不是文本文件；请另存为\
+             “CSV UTF-8”"
+        ),
     }
 }
 

@@ -210,6 +210,8 @@ labels! {
     SortDate => ("price date", "价格日期"),
     Export => ("Export the budget", "导出预算"),
     Print => ("Print", "打印"),
+    ExportXlsx => ("Excel (.xlsx)", "Excel 表格（.xlsx）"),
+    WorkbookFailed => ("The Excel workbook could not be built from this plan.", "无法用这个方案生成 Excel 表格。"),
     ChunkFailed => ("This part of the site could not be loaded. Check the connection and try again.", "网站的这一部分未能加载。请检查网络连接后重试。"),
     Estimator => ("Estimate VRAM and work from a model", "根据模型估算显存和工作量"),
     EstModel => ("Model", "模型"),

@@ -3,6 +3,7 @@
 //! findings, presets, workload components and assumptions.
 
 use gpufare_core::Granularity;
+use gpufare_core::numbers::text::TextEncoding;
 use gpufare_core::offers::billing::BillingMode;
 use gpufare_core::offers::interruption::{RateForm, TRACE_POOLED_GAP_HOURS};
 use gpufare_core::offers::offer::{PriceEvidence, RegionClass, SecurityControl};
@@ -560,4 +561,20 @@ pub fn rate_form(lang: Lang, f: RateForm) -> &'static str {
             RateForm::PerMonth => Label::FormPerMonth,
         },
     )
+}
+
+/// The name of the encoding a file was read in (the byte-order mark worded in the language).
+pub fn encoding(lang: Lang, e: TextEncoding) -> &'static str {
+    match e {
+        TextEncoding::Utf8Bom => pick(lang, "UTF-8 with BOM", "UTF-8（带 BOM）"),
+        other => other.name(),
+    }
+}
+
+/// What an import report adds about the encoding read: ` (read as GB18030)`, `（编码：GB18030）`.
+pub fn read_as(lang: Lang, e: TextEncoding) -> String {
+    match lang {
+        Lang::En => format!(" (read as {})", encoding(lang, e)),
+        Lang::Zh => format!("（编码：{}）", encoding(lang, e)),
+    }
 }
