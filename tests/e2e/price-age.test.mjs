@@ -10,16 +10,11 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { chromium } from 'playwright-core';
+import { launch, openPage } from './browser.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const BASE = process.env.GPUFARE_URL;
 assert.ok(BASE, 'GPUFARE_URL must point at the served site (run through `cargo xtask e2e`)');
-const CHROMIUM = process.env.CHROMIUM ?? '/usr/bin/chromium';
-const FLAGS = [
-  '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
-  '--disable-background-networking', '--disable-component-update', '--disable-sync',
-];
 /** core's STALE_PRICE_DAYS: a recommended price older than this many days gets a caveat. */
 const STALE_DAYS = 180;
 
@@ -35,26 +30,14 @@ const LANGS = [['en-US', 'en'], ['zh-CN', 'zh']];
 
 let browser;
 before(async () => {
-  browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: FLAGS });
+  browser = await launch();
 });
 after(async () => {
   await browser?.close();
 });
 
 /** Opens `url` in a fresh context in `locale`, failing the test on any page error. */
-async function open(t, url, locale) {
-  const context = await browser.newContext({ locale, viewport: { width: 1400, height: 1000 } });
-  t.after(() => context.close());
-  const page = await context.newPage();
-  const errors = [];
-  page.on('pageerror', (e) => errors.push(String(e)));
-  page.on('console', (m) => { if (m.type() === 'error') errors.push(m.text()); });
-  t.after(() => assert.deepEqual(errors, [], 'the page logged errors'));
-  await page.goto(url);
-  await page.locator('#recommended').waitFor();
-  await page.waitForFunction(() => document.querySelector('#app')?.dataset.plan === 'current');
-  return page;
-}
+const open = (t, url, locale) => openPage(browser, t, url, locale);
 
 /** Rows of a CSV file (quoted fields, `#` comment lines skipped) as objects by header name. */
 function csvObjects(text) {

@@ -11,17 +11,12 @@ import { join, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { inflateRawSync } from 'node:zlib';
 import { execFileSync } from 'node:child_process';
-import { chromium } from 'playwright-core';
+import { launch, openPage, settled } from './browser.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const BASE = process.env.GPUFARE_URL;
 assert.ok(BASE, 'GPUFARE_URL must point at the served site (run through `cargo xtask e2e`)');
 const ARTIFACTS = process.env.GPUFARE_ARTIFACTS ?? tmpdir();
-const CHROMIUM = process.env.CHROMIUM ?? '/usr/bin/chromium';
-const FLAGS = [
-  '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
-  '--disable-background-networking', '--disable-component-update', '--disable-sync',
-];
 const FIXTURES = join(here, '../fixtures/spreadsheets');
 
 /** What each language calls things: the report's encoding note and the workbook's sheets. */
@@ -43,28 +38,14 @@ const LANGS = [['en-US', 'en'], ['zh-CN', 'zh']];
 
 let browser;
 before(async () => {
-  browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: FLAGS });
+  browser = await launch();
 });
 after(async () => {
   await browser?.close();
 });
 
 /** Opens the site in a fresh context in `locale`, failing the test on any page error. */
-async function open(t, locale) {
-  const context = await browser.newContext({ locale, acceptDownloads: true, viewport: { width: 1400, height: 1000 } });
-  t.after(() => context.close());
-  const page = await context.newPage();
-  const errors = [];
-  page.on('pageerror', (e) => errors.push(String(e)));
-  page.on('console', (m) => { if (m.type() === 'error') errors.push(m.text()); });
-  t.after(() => assert.deepEqual(errors, [], 'the page logged errors'));
-  await page.goto(BASE);
-  await page.locator('#recommended').waitFor();
-  await settled(page);
-  return page;
-}
-
-const settled = (page) => page.waitForFunction(() => document.querySelector('#app')?.dataset.plan === 'current');
+const open = (t, locale) => openPage(browser, t, BASE, locale, { acceptDownloads: true });
 
 /** Imports `file` (a path, or {name, buffer}) as a catalog and returns the report's first line. */
 async function importCatalog(page, file, name) {

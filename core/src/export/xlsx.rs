@@ -23,6 +23,7 @@ use rust_xlsxwriter::{DocProperties, ExcelDateTime, Format, Workbook, Worksheet,
 use thiserror::Error;
 
 use crate::export::budget::Budget;
+use crate::numbers::date::PriceDate;
 use crate::numbers::money::Currency;
 use crate::offers::catalog::Catalog;
 
@@ -317,13 +318,7 @@ pub fn budget_xlsx(
                 ]
             })
             .collect();
-        let sheet = book.add_worksheet();
-        sheet.set_name(ranking)?;
-        let mut widths = Vec::new();
-        let header: Vec<&str> = header.iter().map(String::as_str).collect();
-        let end = table(sheet, &f, &mut widths, 0, &header, rows)?;
-        filter_and_freeze(sheet, end, header.len())?;
-        finish(sheet, &widths)?;
+        table_sheet(&mut book, ranking, &f, &header, rows, true)?;
     }
 
     // 2. The cost breakdown.
@@ -356,13 +351,7 @@ pub fn budget_xlsx(
                 ]
             })
             .collect();
-        let sheet = book.add_worksheet();
-        sheet.set_name(breakdown)?;
-        let mut widths = Vec::new();
-        let header: Vec<&str> = header.iter().map(String::as_str).collect();
-        let end = table(sheet, &f, &mut widths, 0, &header, rows)?;
-        filter_and_freeze(sheet, end, header.len())?;
-        finish(sheet, &widths)?;
+        table_sheet(&mut book, breakdown, &f, &header, rows, true)?;
     }
 
     // 3. The hybrid plan.
@@ -401,13 +390,7 @@ pub fn budget_xlsx(
                 l.pick("No hybrid plan for this task.", "此任务没有混合方案。"),
             )]);
         }
-        let sheet = book.add_worksheet();
-        sheet.set_name(hybrid)?;
-        let mut widths = Vec::new();
-        let header: Vec<&str> = header.iter().map(String::as_str).collect();
-        table(sheet, &f, &mut widths, 0, &header, rows)?;
-        sheet.set_freeze_panes(1, 0)?;
-        finish(sheet, &widths)?;
+        table_sheet(&mut book, hybrid, &f, &header, rows, false)?;
     }
 
     // 4. Assumptions, price dates and sources.
@@ -528,7 +511,11 @@ pub fn budget_xlsx(
         finish(sheet, &widths)?;
     }
 
-    let (year, month, day) = b.today.as_deref().and_then(ymd).unwrap_or((2000, 1, 1));
+    let (year, month, day) = b
+        .today
+        .as_deref()
+        .and_then(|t| PriceDate::parse(t).ok())
+        .map_or((2000, 1, 1), |d| d.ymd());
     let created = ExcelDateTime::from_ymd(year, month, day)
         .or_else(|_| ExcelDateTime::from_ymd(2000, 1, 1))?;
     let title = match b.task.name.as_str() {
@@ -544,20 +531,25 @@ pub fn budget_xlsx(
     Ok(book.save_to_buffer()?)
 }
 
-fn filter_and_freeze(sheet: &mut Worksheet, end: u32, columns: usize) -> Result<(), WorkbookError> {
+/// A sheet named `name` holding one table from its first row, the header frozen; with `filter`,
+/// an autofilter over the table when it has rows.
+fn table_sheet(
+    book: &mut Workbook,
+    name: &str,
+    f: &Formats,
+    header: &[String],
+    rows: Vec<Vec<Cell>>,
+    filter: bool,
+) -> Result<(), WorkbookError> {
+    let sheet = book.add_worksheet();
+    sheet.set_name(name)?;
+    let mut widths = Vec::new();
+    let header: Vec<&str> = header.iter().map(String::as_str).collect();
+    let end = table(sheet, f, &mut widths, 0, &header, rows)?;
     sheet.set_freeze_panes(1, 0)?;
-    if end > 1 {
-        let last = col_num(columns.saturating_sub(1))?;
+    if filter && end > 1 {
+        let last = col_num(header.len().saturating_sub(1))?;
         sheet.autofilter(0, 0, end.saturating_sub(1), last)?;
     }
-    Ok(())
-}
-
-/// `YYYY-MM-DD` as numbers.
-fn ymd(day: &str) -> Option<(u16, u8, u8)> {
-    let mut parts = day.splitn(3, '-');
-    let y = parts.next()?.parse().ok()?;
-    let m = parts.next()?.parse().ok()?;
-    let d = parts.next()?.parse().ok()?;
-    Some((y, m, d))
+    finish(sheet, &widths)
 }

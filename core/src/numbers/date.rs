@@ -60,6 +60,17 @@ impl PriceDate {
         self.month_only
     }
 
+    /// Year, month and day as unsigned numbers (a month's first day when only the month is known).
+    pub fn ymd(&self) -> (u16, u8, u8) {
+        let d = self.first_day;
+        // `parse` keeps years in 2000..=2100, so every part is positive.
+        (
+            d.year().unsigned_abs(),
+            d.month().unsigned_abs(),
+            d.day().unsigned_abs(),
+        )
+    }
+
     /// Whole days from this date to `today` (0 when it is today or later). A month counts from
     /// its first day: the oldest the price can be, so a stale price is never called fresh.
     pub fn age_days(&self, today: PriceDate) -> u32 {

@@ -1,0 +1,35 @@
+// What the smaller browser test files share: Debian's Chromium started with the flags this
+// machine needs, and a page of the site opened in a fresh context that fails its test on any
+// page error.
+import assert from 'node:assert/strict';
+import { chromium } from 'playwright-core';
+
+const CHROMIUM = process.env.CHROMIUM ?? '/usr/bin/chromium';
+const FLAGS = [
+  '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
+  '--disable-background-networking', '--disable-component-update', '--disable-sync',
+];
+
+/** Starts headless Chromium (never a downloaded browser). */
+export const launch = () => chromium.launch({ executablePath: CHROMIUM, headless: true, args: FLAGS });
+
+/** Resolves once the page shows the plan of its current scenario. */
+export const settled = (page) => page.waitForFunction(() => document.querySelector('#app')?.dataset.plan === 'current');
+
+/**
+ * Opens `url` in a fresh context of `browser` in `locale` (with downloads when asked) and waits
+ * for its plan; the test fails if the page logs an error.
+ */
+export async function openPage(browser, t, url, locale, { acceptDownloads = false } = {}) {
+  const context = await browser.newContext({ locale, acceptDownloads, viewport: { width: 1400, height: 1000 } });
+  t.after(() => context.close());
+  const page = await context.newPage();
+  const errors = [];
+  page.on('pageerror', (e) => errors.push(String(e)));
+  page.on('console', (m) => { if (m.type() === 'error') errors.push(m.text()); });
+  t.after(() => assert.deepEqual(errors, [], 'the page logged errors'));
+  await page.goto(url);
+  await page.locator('#recommended').waitFor();
+  await settled(page);
+  return page;
+}
