@@ -83,6 +83,7 @@ prop_compose! {
             data_read_gb: None,
             data_download_gb: None,
             currency: Currency::Cny,
+            reach: Default::default(),
         }
     }
 }

@@ -74,6 +74,13 @@ pub enum Command {
     /// groups and the machines that are not what was paid for.
     #[command(subcommand, after_help = FLEET_EXAMPLES)]
     Fleet(FleetCommand),
+    /// List the places a task's `location` can name (and `--location` takes): id, names, the
+    /// jurisdiction whose data law applies there, and the provider regions located there.
+    Places {
+        /// Print JSON instead of text.
+        #[arg(long)]
+        json: bool,
+    },
     /// Print the JSON Schema of a document: task, catalog, profile, plan, budget, scenario,
     /// fleet-report (`fleet report --format json`) or fleet-rules (`fleet report --rules`).
     Schema {
@@ -105,6 +112,8 @@ Examples:
   gpufare plan --scenario gpufare-budget.json --format json   # a budget or scenario exported by the site
   gpufare plan --task my-task.json --profile shared-box.json --profile dedicated-box.json
   gpufare plan --task my-task.json --catalog quotes.csv --format xlsx --lang zh -o budget.xlsx
+  gpufare plan --task examples/inference_api.json --location shanghai --markets mainland-china
+  gpufare plan --task examples/inference_api.json --location shanghai --rtt-from my-desk.json
 
 Without --catalog the embedded default catalog is used. Catalog files may be UTF-8 (with or without
 a byte-order mark), UTF-16 with a byte-order mark, or GB18030 (what Excel saves as CSV on a Chinese
@@ -194,6 +203,21 @@ pub struct PlanArgs {
     /// timestamp,count): its risk is replayed from the trace and fitted to it; repeatable.
     #[arg(long, value_name = "OFFER=FILE")]
     pub trace: Vec<String>,
+
+    /// Where you (or your service's users) are, a place id (`gpufare places` lists them); every
+    /// offer's round trip is counted from here. Replaces the task's `location`.
+    #[arg(long, value_name = "PLACE")]
+    pub location: Option<String>,
+
+    /// The markets you can buy from; offers outside are excluded with the reason. Replaces the
+    /// task's `markets`.
+    #[arg(long, value_enum, value_name = "MARKETS")]
+    pub markets: Option<crate::plan_cmd::MarketsArg>,
+
+    /// A probe profile measured where you are (`gpufare probe --rtt-regions`): its round trips
+    /// to provider regions replace the table's figures for offers in those places; repeatable.
+    #[arg(long, value_name = "FILE")]
+    pub rtt_from: Vec<PathBuf>,
 
     /// A fleet file written by `gpufare fleet merge`: each group's medians (GPU model and kind
     /// of capacity) become the measured factors of the matching offers; repeatable.
@@ -970,8 +994,10 @@ pub struct MeasureArgs {
     #[arg(long, value_name = "S", default_value_t = 10, value_parser = clap::value_parser!(u32).range(1..=600), help_heading = "Network")]
     pub http_seconds: u32,
 
-    /// Time TCP connects to HOST:PORT (min and median of --rtt-tries); repeatable.
-    #[arg(long, value_name = "HOST:PORT", value_parser = parse_rtt_target, help_heading = "Network")]
+    /// Time TCP connects to HOST:PORT (min and median of --rtt-tries); repeatable. Prefix a
+    /// provider region id, REGION=HOST:PORT (e.g. cn-shanghai=my-server.example:22), to label it
+    /// with the place it stands for (`gpufare plan --rtt-from` uses labelled results).
+    #[arg(long, value_name = "[REGION=]HOST:PORT", value_parser = parse_rtt_target, help_heading = "Network")]
     pub rtt: Vec<String>,
 
     /// Also time connects to the built-in list of cloud region endpoints (AWS and Alibaba Cloud
@@ -1100,7 +1126,16 @@ fn parse_iperf3_server(text: &str) -> Result<String, String> {
 }
 
 fn parse_rtt_target(text: &str) -> Result<String, String> {
-    crate::net::split_host_port(text, None).map(|_| text.trim().to_owned())
+    let (_, target) = split_rtt_label(text);
+    crate::net::split_host_port(target, None).map(|_| text.trim().to_owned())
+}
+
+/// `REGION=HOST:PORT` into the region label and the target (no label without `=`).
+pub fn split_rtt_label(text: &str) -> (Option<&str>, &str) {
+    match text.trim().split_once('=') {
+        Some((label, target)) if !label.trim().is_empty() => (Some(label.trim()), target.trim()),
+        _ => (None, text.trim()),
+    }
 }
 
 fn parse_http_url(text: &str) -> Result<String, String> {

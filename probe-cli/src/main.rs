@@ -95,6 +95,7 @@ fn run(cli: cli::Cli) -> anyhow::Result<()> {
         }),
         cli::Command::Fleet(command) => fleet::run(&command),
         cli::Command::Schema { name } => plan_cmd::run_schema(&name),
+        cli::Command::Places { json } => plan_cmd::run_places(json),
         cli::Command::Trace {
             files,
             json,

@@ -22,11 +22,14 @@ use gpufare_core::offers::catalog::{
 use gpufare_core::offers::csv::catalog_to_csv;
 use gpufare_core::offers::default::default_catalog;
 use gpufare_core::offers::import::{self, OnClash};
+use gpufare_core::offers::places::{Markets, find_place, places};
 use gpufare_core::offers::trace::AttachedTrace;
 use gpufare_core::plan::plan_with_traces;
 use gpufare_core::plan::settings::PlanSettings;
 use gpufare_core::profile::document::parse_profile;
-use gpufare_core::profile::evidence::{MeasuredFactors, apply, measured_factors};
+use gpufare_core::profile::evidence::{
+    MeasuredFactors, apply, measured_factors, measured_round_trips,
+};
 use gpufare_core::scenario::document::{Scenario, parse_scenario};
 use gpufare_core::task::document::{TaskProfile, parse_task};
 use rust_decimal::Decimal;
@@ -87,6 +90,27 @@ impl Lang {
     }
 }
 
+/// The markets a plan may buy from (`--markets`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum MarketsArg {
+    /// Mainland China and elsewhere.
+    Both,
+    /// Mainland China only.
+    MainlandChina,
+    /// Outside mainland China only.
+    Elsewhere,
+}
+
+impl MarketsArg {
+    fn markets(self) -> Markets {
+        match self {
+            MarketsArg::Both => Markets::Both,
+            MarketsArg::MainlandChina => Markets::MainlandChina,
+            MarketsArg::Elsewhere => Markets::Elsewhere,
+        }
+    }
+}
+
 /// What `gpufare plan` was asked.
 #[derive(Debug, Clone)]
 pub struct PlanRequest {
@@ -108,6 +132,12 @@ pub struct PlanRequest {
     pub fleets: Vec<PathBuf>,
     /// The day prices' ages are counted to, `YYYY-MM-DD`.
     pub today: String,
+    /// Where the user is (`--location`), replacing the task's.
+    pub location: Option<String>,
+    /// The markets to buy from (`--markets`), replacing the task's.
+    pub markets: Option<Markets>,
+    /// Profiles measured where the user is (`--rtt-from`).
+    pub rtt_from: Vec<PathBuf>,
 }
 
 impl crate::cli::PlanArgs {
@@ -159,6 +189,9 @@ impl crate::cli::PlanArgs {
                 .collect::<Result<_>>()?,
             fleets: self.fleet.clone(),
             today,
+            location: self.location.clone(),
+            markets: self.markets.map(MarketsArg::markets),
+            rtt_from: self.rtt_from.clone(),
         })
     }
 }
@@ -270,6 +303,7 @@ pub fn run_plan(req: &PlanRequest) -> Result<()> {
             "give a task file (--task FILE) or a scenario (--scenario FILE)".to_owned()
         )),
     };
+    let task = with_reach(task, req)?;
     if let Some(c) = req.currency {
         settings.currency = c;
     }
@@ -407,13 +441,18 @@ fn table(b: &Budget, top: usize) -> String {
     for r in &b.decision.reasons {
         let _ = writeln!(s, "  - {}", r.text);
     }
-    let rows: Vec<[String; 7]> = b
+    // The round trip (and the P99 latency) once the task gives a location or a latency target.
+    let far = b
+        .options
+        .iter()
+        .any(|r| r.rtt_ms.is_some() || r.latency_p99_ms.is_some());
+    let rows: Vec<Vec<String>> = b
         .options
         .iter()
         .filter(|r| r.feasible)
         .take(top)
         .map(|r| {
-            [
+            let mut row = vec![
                 r.rank.to_string(),
                 r.offer_id.clone(),
                 format!("{}x{} {}", r.gpu_count, r.gpu, r.tenancy),
@@ -421,10 +460,21 @@ fn table(b: &Budget, top: usize) -> String {
                 format!("{} {c}", money(r.total_expected)),
                 format!("{} {c}", money(r.total_p90)),
                 r.price_standing(),
-            ]
+            ];
+            if far {
+                let rtt = match (r.rtt_ms, &r.rtt_basis) {
+                    (Some(ms), Some(basis)) => format!("{ms:.1} ms {basis}"),
+                    _ => "catalog".to_owned(),
+                };
+                row.push(match r.latency_p99_ms {
+                    Some(p99) => format!("{rtt}; P99 {p99:.0} ms"),
+                    None => rtt,
+                });
+            }
+            row
         })
         .collect();
-    let head = [
+    let mut head = vec![
         "#",
         "offer",
         "GPU",
@@ -433,6 +483,9 @@ fn table(b: &Budget, top: usize) -> String {
         "P90 total",
         "price date",
     ];
+    if far {
+        head.push("round trip");
+    }
     let width: Vec<usize> = (0..head.len())
         .map(|i| {
             rows.iter()
@@ -458,7 +511,8 @@ fn table(b: &Budget, top: usize) -> String {
             .trim_end()
             .to_owned()
     };
-    let _ = writeln!(s, "\n{}", line(&head.map(str::to_owned)));
+    let head: Vec<String> = head.into_iter().map(str::to_owned).collect();
+    let _ = writeln!(s, "\n{}", line(&head));
     for r in &rows {
         let _ = writeln!(s, "{}", line(r));
     }
@@ -594,6 +648,87 @@ pub fn run_catalog(action: CatalogAction) -> Result<()> {
 }
 
 /// `gpufare schema NAME`.
+/// The task with `--location`, `--markets` and the round trips of `--rtt-from` profiles; a place
+/// the table does not know is refused by name.
+fn with_reach(mut task: TaskProfile, req: &PlanRequest) -> Result<TaskProfile> {
+    if let Some(l) = &req.location {
+        if find_place(l).is_none() {
+            anyhow::bail!(InputFileError(format!(
+                "--location {l:?} is not a known place (gpufare places lists them)"
+            )));
+        }
+        task.reach.location = Some(l.clone());
+    }
+    if let Some(m) = req.markets {
+        task.reach.markets = m;
+    }
+    for path in &req.rtt_from {
+        let profile = parse_profile(&read(path)?).map_err(|e| bad(path, e))?;
+        let measured = measured_round_trips(&profile);
+        if measured.is_empty() {
+            eprintln!(
+                "gpufare: {}: no round trip to a known provider region in this profile (run \
+                 gpufare probe --rtt-regions where you are); nothing applied",
+                path.display()
+            );
+        }
+        for m in measured {
+            eprintln!(
+                "gpufare: {}: {} ms measured to {} ({}) replaces the table's figure",
+                path.display(),
+                m.rtt_ms,
+                m.place,
+                m.target
+            );
+            task.reach.measured_rtt.retain(|x| x.place != m.place);
+            task.reach.measured_rtt.push(m);
+        }
+    }
+    task.validate()
+        .map_err(|e| anyhow::Error::new(InputFileError(e.to_string())))?;
+    Ok(task)
+}
+
+/// `gpufare places`: the place table, as text or JSON.
+pub fn run_places(json: bool) -> Result<()> {
+    let text = if json {
+        let rows: Vec<serde_json::Value> = places()
+            .iter()
+            .map(|p| {
+                serde_json::json!({
+                    "id": p.id,
+                    "name_en": p.name_en,
+                    "name_zh": p.name_zh,
+                    "jurisdiction": p.jurisdiction,
+                    "market": p.market().id(),
+                    "regions": p.regions,
+                    "user_location": p.user,
+                })
+            })
+            .collect();
+        format!("{}\n", serde_json::to_string_pretty(&rows)?)
+    } else {
+        let mut out = String::from("id            jurisdiction  name (regions located there)\n");
+        for p in places() {
+            let _ = writeln!(
+                out,
+                "{:<13} {:<13} {} / {}{}",
+                p.id,
+                p.jurisdiction,
+                p.name_en,
+                p.name_zh,
+                if p.regions.is_empty() {
+                    String::new()
+                } else {
+                    format!(" ({})", p.regions.join(", "))
+                }
+            );
+        }
+        out
+    };
+    output::write_text(Path::new("-"), &text)
+}
+
 pub fn run_schema(name: &str) -> Result<()> {
     let text = gpufare_core::schema::schema_json(name)
         .ok_or_else(|| anyhow::Error::new(InputFileError(format!("unknown schema {name:?}"))))?;

@@ -86,8 +86,14 @@ impl crate::cli::ProbeArgs {
 impl crate::cli::MeasureArgs {
     /// The network measurements these arguments ask for.
     pub fn network_plan(&self, progress: bool) -> net::NetworkPlan {
-        let mut rtt: Vec<(String, Option<String>)> =
-            self.rtt.iter().map(|t| (t.clone(), None)).collect();
+        let mut rtt: Vec<(String, Option<String>)> = self
+            .rtt
+            .iter()
+            .map(|t| {
+                let (label, target) = crate::cli::split_rtt_label(t);
+                (target.to_owned(), label.map(str::to_owned))
+            })
+            .collect();
         if self.rtt_regions {
             rtt.extend(
                 net::rtt::REGIONS

@@ -17,6 +17,7 @@ use crate::offers::catalog::Catalog;
 use crate::plan::PlanResult;
 use crate::plan::assumption::Assumption;
 use crate::plan::breakeven::{MONTH_LIMIT_HOURS, Payoff, YEAR_LIMIT_MONTHS, payoff};
+use crate::plan::context::Context;
 use crate::plan::option::STALE_PRICE_DAYS;
 use crate::plan::reason::Reason;
 use crate::plan::risk::Risk;
@@ -115,6 +116,20 @@ pub struct BudgetRow {
     /// Where the price comes from: a public URL, a feed, the user's quote.
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub price_source: String,
+    /// The offer's price per GPU-hour in the budget's currency, with the provider's discount (a
+    /// term's price spread over its hours), to 4 decimals; absent in budgets written before it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub price_per_gpu_hour: Option<f64>,
+    /// The round trip from the user's location, ms, when the task gives a location or measured
+    /// round trips.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rtt_ms: Option<f64>,
+    /// Where that round trip comes from: `measured`, `published` or `distance`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rtt_basis: Option<String>,
+    /// Estimated P99 latency, the round trip included, ms (inference with a latency target).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub latency_p99_ms: Option<f64>,
     /// The policy behind the figures, for an interruptible offer (e.g. `fallback_after_2`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub policy: Option<String>,
@@ -240,6 +255,7 @@ pub fn number(m: &Money) -> f64 {
 /// Flattens a plan for `task` priced against `catalog` (for the source of each offer's price).
 pub fn budget(plan: &PlanResult, task: &TaskProfile, catalog: &Catalog) -> Budget {
     let offer = |id: &str| catalog.offers.iter().find(|o| o.id == id);
+    let ctx = Context::new(task, &plan.settings);
     let options = plan
         .options
         .iter()
@@ -276,6 +292,11 @@ pub fn budget(plan: &PlanResult, task: &TaskProfile, catalog: &Catalog) -> Budge
             price_source: offer(&o.offer_id)
                 .map(|x| x.source.clone())
                 .unwrap_or_default(),
+            price_per_gpu_hour: offer(&o.offer_id)
+                .map(|x| f64::try_from(ctx.price_per_gpu_hour(x).round_dp(4)).unwrap_or(0.0)),
+            rtt_ms: o.round_trip.as_ref().map(|rt| rt.ms),
+            rtt_basis: o.round_trip.as_ref().map(|rt| rt.basis.id().to_owned()),
+            latency_p99_ms: o.latency_p99_ms,
             policy: o.policy.map(|p| p.id()),
             risk: o.risk.clone(),
         })
@@ -408,6 +429,15 @@ impl Budget {
                 ("hours_p90", r.hours_p90),
             ] {
                 range(format!("options[{i}].{name}"), x, 1e8)?;
+            }
+            if let Some(p) = r.rtt_ms {
+                range(format!("options[{i}].rtt_ms"), p, 10_000.0)?;
+            }
+            if let Some(p) = r.latency_p99_ms {
+                range(format!("options[{i}].latency_p99_ms"), p, 1e9)?;
+            }
+            if let Some(p) = r.price_per_gpu_hour {
+                range(format!("options[{i}].price_per_gpu_hour"), p, 1e8)?;
             }
         }
         if let Some(t) = self.hybrid_total {

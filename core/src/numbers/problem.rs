@@ -56,6 +56,12 @@ pub enum Problem {
         /// The name given.
         name: String,
     },
+    /// A place the place table does not know.
+    #[error("{name:?} is not a known place (gpufare places lists them)")]
+    UnknownPlace {
+        /// The name given.
+        name: String,
+    },
     /// A document written by a newer gpufare.
     #[error("version {found} is newer than this gpufare supports (up to {max})")]
     NewerVersion {
@@ -124,6 +130,7 @@ impl Problem {
             Problem::NotFinite { .. } => "not_finite",
             Problem::NotOneOf { .. } => "not_one_of",
             Problem::UnknownGpu { .. } => "unknown_gpu",
+            Problem::UnknownPlace { .. } => "unknown_place",
             Problem::NewerVersion { .. } => "newer_version",
             Problem::BelowOther { .. } => "below_other",
             Problem::ReservedTerm => "reserved_term",

@@ -18,7 +18,8 @@ use crate::numbers::money::Money;
 use crate::hardware::gpu::find_gpu;
 use crate::numbers::money::dec;
 use crate::offers::billing::HOURS_PER_MONTH;
-use crate::offers::offer::{Offer, RegionClass};
+use crate::offers::latency::RttBasis;
+use crate::offers::offer::Offer;
 use crate::offers::rent::{OfferRent, rent_in_offer_currency, term_hours, term_price};
 use crate::offers::tenancy::{Slowdown, SlowdownSource};
 use crate::plan::context::{Context, round4};
@@ -26,6 +27,7 @@ use crate::plan::feasibility::{self, Needs, fmt1};
 use crate::plan::job::Rule;
 use crate::plan::option::{Costs, OptionResult, PriceFacts};
 use crate::plan::performance::{MULTI_GPU_EFFICIENCY, speed_ratio};
+use crate::plan::reach;
 use crate::plan::reason::{Reason, RuleId};
 use crate::plan::time::{
     Draws, Expectation, Simulation, TimeInputs, Walked, expect, notice_saves,
@@ -49,6 +51,9 @@ pub fn evaluate_parts(
     let fit = feasibility::check(&Needs::of(ctx.task), offer);
     let mut reasons = fit.vetoes;
     let mut flags = fit.flags;
+    let (reach_vetoes, reach_flags) = reach::check(ctx.task, offer);
+    reasons.extend(reach_vetoes);
+    flags.extend(reach_flags);
     let work = work_on(ctx, offer, &mut flags);
     let time = time_on(ctx, offer, &work, draws, &mut reasons, &mut flags);
     let money = money_on(ctx, offer, &time);
@@ -94,6 +99,8 @@ pub fn evaluate_parts(
         interruptions_expected: round4(expected.interruptions),
         deadline_miss_probability: time.miss.map(round4),
         latency_p99_ms: time.latency_p99_ms.map(round4),
+        round_trip: Some(reach::round_trip_to(ctx.task, offer))
+            .filter(|rt| rt.basis != RttBasis::Catalog),
         io_hours_per_run: work
             .io_hours
             .filter(|_| ctx.task.service.is_none())
@@ -259,22 +266,17 @@ pub fn time_on(
 
     let latency_p99_ms = match latency_target(ctx) {
         Some(l) => {
-            let p99 = latency_p99(offer, work, &l);
+            let rt = reach::round_trip_to(ctx.task, offer);
+            let p99 = latency_p99(offer, work, &l, rt.ms);
             if p99 > l.p99_ms {
                 reasons.push(
                     Reason::new(RuleId::LatencySloMissed)
                         .with("p99_ms", fmt1(p99))
-                        .with("rtt_ms", fmt1(offer.region.rtt_ms))
+                        .with("rtt_ms", fmt1(rt.ms))
                         .with("target_ms", fmt1(l.p99_ms)),
                 );
             }
-            if offer.region.class != RegionClass::Tier1 {
-                flags.push(
-                    Reason::new(RuleId::RemoteRegionLatency)
-                        .with("class", offer.region.class.id())
-                        .with("rtt_ms", fmt1(offer.region.rtt_ms)),
-                );
-            }
+            flags.extend(reach::far_flag(ctx.task, offer, &rt));
             Some(p99)
         }
         _ => None,
@@ -307,9 +309,9 @@ fn latency_target(ctx: &Context<'_>) -> Option<LatencyTarget> {
     }
 }
 
-/// P99 latency on `offer`, the round trip included, ms.
-fn latency_p99(offer: &Offer, work: &Work, l: &LatencyTarget) -> f64 {
-    l.base_ms / (work.speed * offer.gpu_fraction) * work.slowdown.p99 + offer.region.rtt_ms
+/// P99 latency on `offer`, a round trip of `rtt_ms` included, ms.
+fn latency_p99(offer: &Offer, work: &Work, l: &LatencyTarget, rtt_ms: f64) -> f64 {
+    l.base_ms / (work.speed * offer.gpu_fraction) * work.slowdown.p99 + rtt_ms
 }
 
 /// Staying on `offer`, simulated; with the policies the context prepared for it walked in the
@@ -706,7 +708,12 @@ impl<'c, 'a> SweepOffer<'c, 'a> {
             return None;
         }
         if let Some(l) = latency_target(ctx)
-            && latency_p99(self.offer, work, &l) > l.p99_ms
+            && latency_p99(
+                self.offer,
+                work,
+                &l,
+                reach::round_trip_to(ctx.task, self.offer).ms,
+            ) > l.p99_ms
         {
             return None;
         }

@@ -19,6 +19,7 @@ pub mod performance;
 pub mod pipeline;
 pub mod policy;
 pub mod protection;
+pub mod reach;
 pub mod reason;
 pub mod replay;
 pub mod risk;

@@ -6,6 +6,7 @@ use serde::{Deserialize, Serialize};
 use crate::numbers::date::PriceDate;
 use crate::numbers::money::Money;
 use crate::offers::billing::BillingMode;
+use crate::offers::latency::RoundTrip;
 use crate::offers::offer::{Offer, PriceEvidence, RegionClass};
 use crate::offers::tenancy::{Slowdown, Tenancy};
 use crate::plan::feasibility::VramFit;
@@ -64,6 +65,10 @@ pub struct OptionResult {
     /// Estimated P99 latency including the round trip, milliseconds, for inference with a target.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub latency_p99_ms: Option<f64>,
+    /// The round trip from the user's location to the offer and where it comes from, when the
+    /// task gives a location or measured round trips (absent: the catalog row's `rtt_ms`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub round_trip: Option<RoundTrip>,
     /// Hours each run spends on measured IO beyond the GPU work (disk reads the GPU waits for,
     /// downloads before the start); absent when no measured IO rate applies.
     #[serde(default, skip_serializing_if = "Option::is_none")]

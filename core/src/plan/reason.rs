@@ -5,6 +5,8 @@ use std::collections::BTreeMap;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
+use crate::offers::places::{find_place, jurisdiction_name};
+
 /// Every rule gpufare can cite. Vetoes make an offer infeasible; flags warn; the rest explain
 /// the decision.
 #[derive(
@@ -35,6 +37,12 @@ pub enum RuleId {
     QueueTooLong,
     /// The offer's GPU is not in the spec table.
     UnknownGpu,
+    /// The offer is sold in a market the task does not buy from.
+    OutsideMarkets,
+    /// The task excludes the offer's provider (or lists only others).
+    ProviderExcluded,
+    /// Confidential data would leave its jurisdiction, which a border rule restricts.
+    DataMustStayHome,
     // Flags (a warning on a feasible offer).
     /// The task fits, but with under 10 % VRAM headroom.
     VramTight,
@@ -52,6 +60,8 @@ pub enum RuleId {
     DiskBound,
     /// The offer's interruption figures come from a trace attached to it, not an assumption.
     RiskFromTrace,
+    /// Personal data would leave its jurisdiction: a border rule applies.
+    DataLeavesJurisdiction,
     // Decision rules.
     /// Long work repeated over tuning rounds favours a stable dedicated card.
     LongRepeatedTuning,
@@ -100,6 +110,9 @@ identifiers!(RuleId {
     NeverFinishes => "never_finishes",
     QueueTooLong => "queue_too_long",
     UnknownGpu => "unknown_gpu",
+    OutsideMarkets => "outside_markets",
+    ProviderExcluded => "provider_excluded",
+    DataMustStayHome => "data_must_stay_home",
     VramTight => "vram_tight",
     OomRiskNoIsolation => "oom_risk_no_isolation",
     MissingSecurityControls => "missing_security_controls",
@@ -108,6 +121,7 @@ identifiers!(RuleId {
     RemoteRegionLatency => "remote_region_latency",
     DiskBound => "disk_bound",
     RiskFromTrace => "risk_from_trace",
+    DataLeavesJurisdiction => "data_leaves_jurisdiction",
     LongRepeatedTuning => "long_repeated_tuning",
     HardDeadline => "hard_deadline",
     CodeCheckSharedFirst => "code_check_shared_first",
@@ -142,6 +156,9 @@ impl RuleId {
                 | RuleId::NeverFinishes
                 | RuleId::QueueTooLong
                 | RuleId::UnknownGpu
+                | RuleId::OutsideMarkets
+                | RuleId::ProviderExcluded
+                | RuleId::DataMustStayHome
         )
     }
 }
@@ -237,10 +254,53 @@ impl Reason {
                 p("total"),
                 p("budget")
             ),
-            RuleId::RemoteRegionLatency => format!(
-                "{} region adds about {} ms of round trip",
-                p("class"),
-                p("rtt_ms")
+            RuleId::RemoteRegionLatency => {
+                let basis = match p("basis").as_str() {
+                    "measured" => format!("measured to {}", p("note")),
+                    "published" => format!("published measurement, {}", p("note")),
+                    "distance" => format!("estimated from {}", p("note")),
+                    _ => "the catalog's figure".to_owned(),
+                };
+                match find_place(&p("from")) {
+                    None => format!(
+                        "{} region: about {} ms of round trip ({basis})",
+                        p("class"),
+                        p("rtt_ms")
+                    ),
+                    Some(from) => format!(
+                        "about {} ms of round trip from {} ({basis})",
+                        p("rtt_ms"),
+                        from.name_en
+                    ),
+                }
+            }
+            RuleId::OutsideMarkets => {
+                let sold = match p("market").as_str() {
+                    "mainland_china" => "sold in mainland China",
+                    _ => "sold outside mainland China",
+                };
+                let allowed = match p("allowed").as_str() {
+                    "mainland_china" => "in mainland China",
+                    _ => "outside mainland China",
+                };
+                format!("{sold}; the task buys only {allowed}")
+            }
+            RuleId::ProviderExcluded => {
+                format!("provider {} is excluded by the task", p("provider"))
+            }
+            RuleId::DataMustStayHome => format!(
+                "confidential data would leave {} for {}, which {} restricts ({})",
+                jurisdiction_name(&p("from")),
+                jurisdiction_name(&p("to")),
+                p("law"),
+                p("source")
+            ),
+            RuleId::DataLeavesJurisdiction => format!(
+                "personal data would leave {} for {}: a cross-border transfer under {} ({})",
+                jurisdiction_name(&p("from")),
+                jurisdiction_name(&p("to")),
+                p("law"),
+                p("source")
             ),
             RuleId::DiskBound => format!(
                 "the disk limits each run: reading the data takes {} h at the measured {} MB/s, \

@@ -23,6 +23,7 @@ use crate::profile::document::Profile;
 use crate::profile::figures::machine_figures;
 use crate::profile::verdict::{Finding, Level, VerdictKind};
 use crate::profile::verdicts::analyse;
+use crate::task::reach::{MeasuredRtt, place_of_label};
 
 /// Share of the dense FP16 peak a healthy dedicated card reaches on a large GEMM (a rule of
 /// thumb: 70-80 %, not confirmed by a published measurement; docs/sources.md §6.4).
@@ -173,6 +174,38 @@ pub fn apply(catalog: &mut Catalog, factors: &[MeasuredFactors]) -> Vec<usize> {
             changed
         })
         .collect()
+}
+
+/// The round trips a profile measured to provider regions the place table knows (`gpufare
+/// probe --rtt-regions`, or `--rtt` endpoints labelled with a region), one per place (the
+/// lowest median when several endpoints sit in one place). Taken from a profile measured where
+/// the user is, they stand for the user's distance to those places.
+pub fn measured_round_trips(profile: &Profile) -> Vec<MeasuredRtt> {
+    let mut out: Vec<MeasuredRtt> = Vec::new();
+    let results = profile.network.iter().flat_map(|n| n.rtt.iter());
+    for r in results {
+        let (Some(place), Some(ms)) = (r.region.as_deref().and_then(place_of_label), r.median_ms)
+        else {
+            continue;
+        };
+        if !(ms.is_finite() && (0.0..=10_000.0).contains(&ms)) {
+            continue;
+        }
+        let ms = libm::round(ms * 10.0) / 10.0;
+        match out.iter_mut().find(|m| m.place == place) {
+            Some(m) if m.rtt_ms <= ms => {}
+            Some(m) => {
+                m.rtt_ms = ms;
+                m.target.clone_from(&r.target);
+            }
+            None => out.push(MeasuredRtt {
+                place: place.to_owned(),
+                rtt_ms: ms,
+                target: r.target.clone(),
+            }),
+        }
+    }
+    out
 }
 
 #[cfg(test)]

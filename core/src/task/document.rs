@@ -11,6 +11,7 @@ use thiserror::Error;
 use crate::numbers::money::Currency;
 use crate::numbers::problem::{FieldError, JsonProblem, Problem};
 use crate::task::policy::{MAX_FALLBACK_AFTER, Policy};
+use crate::task::reach::Reach;
 
 /// The task format this build writes and the newest it reads.
 pub const TASK_FORMAT_VERSION: u32 = 1;
@@ -266,6 +267,10 @@ pub struct TaskProfile {
     pub data_download_gb: Option<f64>,
     /// Currency of the money fields in this task.
     pub currency: Currency,
+    /// Where the user is, the markets and providers they can buy from, whether the data is
+    /// personal, and round trips measured from their location (fields of the task itself).
+    #[serde(flatten)]
+    pub reach: Reach,
 }
 
 fn one() -> u32 {
@@ -456,6 +461,7 @@ impl TaskProfile {
         ] {
             check(name, v, 0.0, 1_000_000_000.0)?;
         }
+        self.reach.validate().map_err(TaskError::Field)?;
         Ok(())
     }
 }

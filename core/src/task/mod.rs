@@ -4,6 +4,7 @@
 pub mod document;
 pub mod policy;
 pub mod presets;
+pub mod reach;
 
 pub use document::{
     Bound, Checkpoint, LatencyTarget, Prototype, Sensitivity, Service, TASK_FORMAT_VERSION,
@@ -11,3 +12,4 @@ pub use document::{
 };
 pub use policy::Policy;
 pub use presets::{PRESET_IDS, preset};
+pub use reach::{MeasuredRtt, Reach};

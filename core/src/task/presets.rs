@@ -10,6 +10,7 @@ use crate::task::document::{
     Bound, Checkpoint, LatencyTarget, Prototype, Sensitivity, Service, TASK_FORMAT_VERSION,
     TaskKind, TaskProfile,
 };
+use crate::task::reach::Reach;
 
 /// Preset ids, in the order the site lists them.
 pub const PRESET_IDS: [&str; 10] = [
@@ -62,6 +63,7 @@ fn base(
         data_read_gb: None,
         data_download_gb: None,
         currency: Currency::Cny,
+        reach: Reach::default(),
     }
 }
 

@@ -58,6 +58,7 @@ pub fn problem(lang: Lang, p: &Problem) -> String {
         Problem::NotFinite { value } => format!("“{value}”不是有限的数字"),
         Problem::NotOneOf { value, allowed } => format!("“{value}”不在可选值之中：{allowed}"),
         Problem::UnknownGpu { name } => format!("GPU“{name}”不在规格表中"),
+        Problem::UnknownPlace { name } => format!("“{name}”不是已知地点"),
         Problem::NewerVersion { found, max } => {
             format!("格式版本 {found} 比本站支持的版本（最高 {max}）更新")
         }

@@ -6,7 +6,9 @@ use gpufare_core::Granularity;
 use gpufare_core::numbers::text::TextEncoding;
 use gpufare_core::offers::billing::BillingMode;
 use gpufare_core::offers::interruption::{RateForm, TRACE_POOLED_GAP_HOURS};
+use gpufare_core::offers::latency::RttBasis;
 use gpufare_core::offers::offer::{PriceEvidence, RegionClass, SecurityControl};
+use gpufare_core::offers::places::{Market, Markets, Place, jurisdiction_name};
 use gpufare_core::offers::tenancy::{SlowdownSource, Tenancy};
 use gpufare_core::plan::assumption::Assumption;
 use gpufare_core::plan::decision::Choice;
@@ -89,6 +91,68 @@ pub fn price_unit(lang: Lang, b: BillingMode) -> &'static str {
             BillingMode::Yearly => Label::PerYear,
         },
     )
+}
+
+/// The name of a jurisdiction (a data-law area) from its code.
+pub fn jurisdiction(lang: Lang, code: &str) -> String {
+    let zh = match code {
+        "cn" => "中国大陆",
+        "hk" => "香港",
+        "sg" => "新加坡",
+        "jp" => "日本",
+        "kr" => "韩国",
+        "in" => "印度",
+        "au" => "澳大利亚",
+        "uk" => "英国",
+        "eu" => "欧盟",
+        "us" => "美国",
+        "ca" => "加拿大",
+        "br" => "巴西",
+        "unknown" => "位置不明的主机",
+        other => other,
+    };
+    match lang {
+        Lang::En => jurisdiction_name(code).to_owned(),
+        Lang::Zh => zh.to_owned(),
+    }
+}
+
+/// A market an offer is sold in.
+pub fn market(lang: Lang, m: Market) -> &'static str {
+    let (en, zh) = match m {
+        Market::MainlandChina => ("mainland China", "中国大陆"),
+        Market::Elsewhere => ("outside mainland China", "中国大陆以外"),
+    };
+    pick(lang, en, zh)
+}
+
+/// The markets a task buys from.
+pub fn markets(lang: Lang, m: Markets) -> &'static str {
+    let (en, zh) = match m {
+        Markets::Both => ("both markets", "两个市场都可以"),
+        Markets::MainlandChina => ("mainland China only", "仅中国大陆"),
+        Markets::Elsewhere => ("outside mainland China only", "仅中国大陆以外"),
+    };
+    pick(lang, en, zh)
+}
+
+/// Where a round-trip time comes from.
+pub fn rtt_basis(lang: Lang, b: RttBasis) -> &'static str {
+    let (en, zh) = match b {
+        RttBasis::Measured => ("measured", "实测"),
+        RttBasis::Published => ("published measurement", "公开测量"),
+        RttBasis::Distance => ("estimated from distance", "按距离估算"),
+        RttBasis::Catalog => ("catalog figure", "方案表数字"),
+    };
+    pick(lang, en, zh)
+}
+
+/// A place's name.
+pub fn place(lang: Lang, p: &Place) -> &str {
+    match lang {
+        Lang::En => &p.name_en,
+        Lang::Zh => &p.name_zh,
+    }
 }
 
 /// The name of a region class.

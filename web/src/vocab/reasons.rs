@@ -1,6 +1,8 @@
 //! The decision's reasons worded from their rule ids and parameters.
 
+use gpufare_core::offers::latency::RttBasis;
 use gpufare_core::offers::offer::{PriceEvidence, RegionClass, SecurityControl};
+use gpufare_core::offers::places::{Market, Markets, find_place};
 use gpufare_core::offers::tenancy::Tenancy;
 use gpufare_core::plan::reason::{Reason, RuleId};
 
@@ -59,10 +61,42 @@ fn chinese(r: &Reason) -> String {
         RuleId::MissingSecurityControls => format!("缺少安全措施：{}", controls_of(&p("missing"))),
         RuleId::PriceIsEstimate => format!("价格为估算（{}）", p("note")),
         RuleId::OverBudget => format!("期望总成本 {} 超出预算 {}", p("total"), p("budget")),
-        RuleId::RemoteRegionLatency => format!(
-            "{}增加约 {} 毫秒往返延迟",
-            RegionClass::from_id(&p("class")).map_or("", |c| model::region_class(Lang::Zh, c)),
-            p("rtt_ms")
+        RuleId::RemoteRegionLatency => {
+            let basis = match RttBasis::from_id(&p("basis")) {
+                Some(RttBasis::Measured) => format!("实测至 {}", p("note")),
+                Some(RttBasis::Published) => format!("公开测量，{}", p("note")),
+                Some(RttBasis::Distance) => format!("按距离 {} 估算", p("note")),
+                _ => "方案表中的数字".to_owned(),
+            };
+            match find_place(&p("from")) {
+                None => format!(
+                    "{}增加约 {} 毫秒往返延迟（{basis}）",
+                    RegionClass::from_id(&p("class"))
+                        .map_or("", |c| model::region_class(Lang::Zh, c)),
+                    p("rtt_ms")
+                ),
+                Some(from) => format!("距{}约 {} 毫秒往返（{basis}）", from.name_zh, p("rtt_ms")),
+            }
+        }
+        RuleId::OutsideMarkets => format!(
+            "在{}销售；该任务只在{}购买",
+            Market::from_id(&p("market")).map_or("", |m| model::market(Lang::Zh, m)),
+            Markets::from_id(&p("allowed")).map_or("", |m| model::markets(Lang::Zh, m))
+        ),
+        RuleId::ProviderExcluded => format!("任务排除了服务商 {}", p("provider")),
+        RuleId::DataMustStayHome => format!(
+            "机密数据将离开{}前往{}，受 {} 限制（{}）",
+            model::jurisdiction(Lang::Zh, &p("from")),
+            model::jurisdiction(Lang::Zh, &p("to")),
+            p("law"),
+            p("source")
+        ),
+        RuleId::DataLeavesJurisdiction => format!(
+            "个人数据将离开{}前往{}：属于 {} 规定的跨境传输（{}）",
+            model::jurisdiction(Lang::Zh, &p("from")),
+            model::jurisdiction(Lang::Zh, &p("to")),
+            p("law"),
+            p("source")
         ),
         RuleId::DiskBound => format!(
             "磁盘拖慢每次运行：按实测 {} MB/s 读完数据需 {} 小时，GPU 计算只需 {} 小时",
