@@ -210,6 +210,39 @@ fn diff_reports_what_changed() {
     ]);
     let out = text(&changed.stdout);
     assert!(out.contains(" -> ") && out.contains("CNY)"), "{out}");
+    // The recommendation's total and reasons, and each moved offer's price per GPU-hour, all
+    // with their currency.
+    assert!(
+        out.contains("recommended total: ") && out.contains("reasons "),
+        "{out}"
+    );
+    assert!(
+        out.contains(", price ") && out.contains(" CNY/GPU-h -> "),
+        "{out}"
+    );
+    // The same figures as JSON.
+    let json = gpufare(&[
+        "plan",
+        "--task",
+        t,
+        "--rate",
+        "6.5",
+        "--format",
+        "json",
+        "--diff",
+        old.to_str().unwrap(),
+    ]);
+    assert!(json.status.success(), "{}", text(&json.stderr));
+    let d: serde_json::Value = serde_json::from_slice(&json.stdout).unwrap();
+    assert_eq!(d["currency"], "CNY");
+    assert!(d["recommended_total_before"].is_f64(), "{d}");
+    assert!(d["reasons_after"][0]["rule"].is_string(), "{d}");
+    let moved = &d["changes"][0];
+    assert_eq!(moved["change"], "changed");
+    assert!(
+        moved["price_before"].as_f64() > moved["price_after"].as_f64(),
+        "{moved}"
+    );
 }
 
 #[test]

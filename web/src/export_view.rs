@@ -2,7 +2,7 @@
 //! are made by `gpufare_core::export` from the same plan the page shows and saved through a Blob;
 //! nothing is uploaded. The workbook's sheet names and headers follow the page's language.
 
-use gpufare_core::export::budget::{budget, budget_json};
+use gpufare_core::export::budget::{Budget, budget, budget_json};
 use gpufare_core::export::csv::budget_csv;
 use gpufare_core::export::markdown::budget_markdown;
 use gpufare_core::export::xlsx::{SheetLanguage, budget_xlsx};
@@ -99,9 +99,7 @@ fn save_budget(
     scenario: Scenario,
     result: PlanResult,
 ) -> Result<(), leptos::wasm_split::SplitLoaderError> {
-    let catalog = scenario.catalog(default_catalog());
-    let mut b = budget(&result, &scenario.task, &catalog);
-    b.scenario = Some(scenario);
+    let b = site_budget(scenario, &result);
     match format {
         Format::Json => download("gpufare-budget.json", "application/json", &budget_json(&b)),
         Format::Csv => download("gpufare-budget.csv", "text/csv", &budget_csv(&b)),
@@ -112,6 +110,15 @@ fn save_budget(
         ),
     }
     Ok(())
+}
+
+/// The budget of `result` as the site saves it: priced against the scenario's catalog (the
+/// default one with the user's edits), with the scenario inside for `gpufare plan --scenario`.
+pub fn site_budget(scenario: Scenario, result: &PlanResult) -> Budget {
+    let catalog = scenario.catalog(default_catalog());
+    let mut b = budget(result, &scenario.task, &catalog);
+    b.scenario = Some(scenario);
+    b
 }
 
 /// The export bar under the recommendation.
