@@ -77,3 +77,11 @@ pub fn number(x: f64, digits: usize) -> String {
         s
     }
 }
+
+/// Milliseconds with one decimal and the unit in `lang`.
+pub fn millis(lang: Lang, ms: f64) -> String {
+    match lang {
+        Lang::En => format!("{ms:.1} ms"),
+        Lang::Zh => format!("{ms:.1} 毫秒"),
+    }
+}

@@ -7,6 +7,7 @@
 mod catalog_io;
 mod charts;
 mod clock;
+mod diff_view;
 mod estimator_view;
 mod export_view;
 mod fields;
@@ -15,6 +16,7 @@ mod format;
 mod offers;
 mod planner;
 mod profile_view;
+mod reach_view;
 mod rent_view;
 mod results;
 mod risk_view;
@@ -114,10 +116,12 @@ fn App() -> impl IntoView {
         >
             <div class="column">
                 <task_form::TaskForm lang=lang scenario=scenario />
+                <reach_view::ReachForm lang=lang scenario=scenario />
                 <task_form::SettingsForm lang=lang scenario=scenario />
             </div>
             <div class="results-column" aria-busy=move || planned.pending.get().to_string()>
                 <export_view::ExportBar lang=lang scenario=scenario plan=planned />
+                <diff_view::BudgetDiffView lang=lang scenario=scenario plan=planned />
                 <results::Results lang=lang scenario=scenario plan=plan pick=pick />
             </div>
             <offers::OffersTable lang=lang scenario=scenario pick=pick />

@@ -7,13 +7,14 @@
 use gpufare_core::numbers::money::group_thousands;
 use gpufare_core::numbers::rng::fnv1a;
 use gpufare_core::profile::document::{Profile, ProfileError, parse_profile};
-use gpufare_core::profile::evidence::{MeasuredFactors, measured_factors};
+use gpufare_core::profile::evidence::{MeasuredFactors, measured_factors, measured_round_trips};
 use gpufare_core::profile::figures::{
     DiskFigures, GpuFigures, MachineFigures, NetworkFigures, machine_figures,
 };
 use gpufare_core::profile::verdict::{Level, Verdict};
 use gpufare_core::profile::verdicts::analyse;
 use gpufare_core::scenario::document::Scenario;
+use gpufare_core::task::MeasuredRtt;
 use leptos::prelude::*;
 use leptos::task::spawn_local;
 use std::sync::Arc;
@@ -44,6 +45,7 @@ struct Machine {
     verdicts: Vec<Verdict>,
     figures: MachineFigures,
     factors: Vec<MeasuredFactors>,
+    round_trips: Vec<MeasuredRtt>,
 }
 
 /// A loaded profile with what core derives from it. Verdicts are recomputed here from the raw
@@ -55,6 +57,7 @@ fn machine(key: u64, file_name: String, profile: Profile) -> Machine {
         verdicts: analyse(&profile),
         figures: machine_figures(&profile),
         factors: measured_factors(&profile),
+        round_trips: measured_round_trips(&profile),
         profile,
     }
 }
@@ -398,6 +401,7 @@ fn Compare(
                                     } else {
                                         view! { <span class="muted">{move || t(lang.get(), Label::NoBenchmark)}</span> }.into_any()
                                     }}
+                                    {rtt_switch(lang, scenario, m.round_trips.clone())}
                                 </td>
                             </tr>
                         }
@@ -408,6 +412,42 @@ fn Compare(
         {move || machines.with(|m| spread_chart(lang.get(), m))}
         {move || machines.with(|m| utilisation_chart(lang.get(), m))}
     }
+}
+
+/// The switch that makes a profile's measured round trips the user's distances (a profile run
+/// where the user is, with `--rtt-regions`); the hint when it has none.
+fn rtt_switch(
+    lang: ReadSignal<Lang>,
+    scenario: RwSignal<Scenario>,
+    trips: Vec<MeasuredRtt>,
+) -> AnyView {
+    if trips.is_empty() {
+        return view! { <br /><span class="muted rtt-hint">{move || t(lang.get(), Label::MeasuredRoundTripsHint)}</span> }
+            .into_any();
+    }
+    let checked = {
+        let trips = trips.clone();
+        move || scenario.with(|s| trips.iter().all(|m| s.task.reach.measured_rtt.contains(m)))
+    };
+    let toggle = move |ev: leptos::ev::Event| {
+        let on = event_target_checked(&ev);
+        let trips = trips.clone();
+        scenario.update(move |s| {
+            let kept = &mut s.task.reach.measured_rtt;
+            kept.retain(|x| !trips.iter().any(|m| m.place == x.place));
+            if on {
+                kept.extend(trips);
+            }
+        });
+    };
+    view! {
+        <br />
+        <label class="use-rtt-label">
+            <input type="checkbox" class="use-rtt" prop:checked=checked on:change=toggle />
+            {move || t(lang.get(), Label::MeasuredRoundTrips)}
+        </label>
+    }
+    .into_any()
 }
 
 /// Each GPU with its visible against nominal memory; the reason when there are none.

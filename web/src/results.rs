@@ -174,6 +174,13 @@ fn Ranking(lang: Lang, result: PlanResult, pick: RwSignal<Option<String>>) -> im
                             )}
                             {o.deadline_miss_probability.map(|p| format!(" · {} {}", t(lang, Label::MissProb), format::percent(p)))}
                             {o.io_hours_per_run.map(|h| format!(" · {} +{}", t(lang, Label::IoMeasured), format::hours(lang, h)))}
+                            {o.round_trip.as_ref().map(|rt| format!(
+                                " · {} {} ({})",
+                                t(lang, Label::RoundTrip),
+                                format::millis(lang, rt.ms),
+                                model::rtt_basis(lang, rt.basis),
+                            ))}
+                            {o.latency_p99_ms.map(|ms| format!(" · P99 {}", format::millis(lang, ms)))}
                             {o.policy.filter(|p| *p != Policy::SpotOnly).map(|p| format!(" · {}{}{}", t(lang, Label::Policy), crate::vocab::pick(lang, ": ", "："), model::policy(lang, &p)))}
                         </span>
                         {o.risk.is_some().then(|| {

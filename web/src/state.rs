@@ -3,6 +3,7 @@
 
 use gpufare_core::scenario::document::{Scenario, ScenarioError, parse_scenario};
 use gpufare_core::scenario::share::{decode_share, encode_share};
+use gpufare_core::task::Reach;
 use gpufare_core::task::presets::preset;
 use leptos::prelude::*;
 
@@ -10,6 +11,9 @@ use leptos::prelude::*;
 pub const STORAGE_KEY: &str = "gpufare.scenario";
 /// The localStorage key of the URL fragment this browser last wrote (without `#s=`).
 const MIRRORED_KEY: &str = "gpufare.mirrored";
+/// The localStorage key of where the user is and what they can buy (the task's `reach`), kept
+/// apart from the scenario so that a new preset or a reset keeps it.
+const REACH_KEY: &str = "gpufare.reach";
 /// The preset a first visit starts from.
 pub const DEFAULT_PRESET: &str = "qlora_7b";
 
@@ -27,11 +31,32 @@ pub enum Origin {
     BadLink(ScenarioError, bool),
 }
 
-/// The default scenario: the default preset, nothing edited.
+/// The default scenario: the default preset, nothing edited, with where the user is and what
+/// they can buy as this browser remembers it.
 pub fn default_scenario() -> Scenario {
-    let task =
+    let mut task =
         preset(DEFAULT_PRESET).unwrap_or_else(|| preset("code_check").expect("built-in preset"));
+    task.reach = remembered_reach();
     dated(Scenario::new(task, Some(DEFAULT_PRESET)))
+}
+
+/// Where the user is and what they can buy, as last chosen in this browser (the default: both
+/// markets, no location, when nothing usable is stored).
+pub fn remembered_reach() -> Reach {
+    storage()
+        .and_then(|s| s.get_item(REACH_KEY).ok().flatten())
+        .and_then(|text| serde_json::from_str::<Reach>(&text).ok())
+        .filter(|r| r.validate().is_ok())
+        .unwrap_or_default()
+}
+
+/// Remembers where the user is and what they can buy.
+fn remember_reach(reach: &Reach) {
+    if let Some(storage) = storage()
+        && let Ok(text) = serde_json::to_string(reach)
+    {
+        let _ = storage.set_item(REACH_KEY, &text);
+    }
 }
 
 /// `scenario` with prices' ages counted to this browser's today, whatever day it was saved or
@@ -100,6 +125,7 @@ pub fn keep_saved(scenario: RwSignal<Scenario>) {
     let timer = StoredValue::new(None::<TimeoutHandle>);
     Effect::new(move |_| {
         scenario.with(save);
+        scenario.with(|s| remember_reach(&s.task.reach));
         if let Some(handle) = timer.get_value() {
             handle.clear();
         }

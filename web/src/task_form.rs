@@ -66,7 +66,10 @@ pub fn PresetPicker(lang: ReadSignal<Lang>, scenario: RwSignal<Scenario>) -> imp
                     let id = event_target_value(&ev);
                     if let Some(task) = preset(&id) {
                         scenario.update(|s| {
+                            // Where the user is and what they can buy stay: they are not the task's.
+                            let reach = std::mem::take(&mut s.task.reach);
                             s.task = task;
+                            s.task.reach = reach;
                             s.preset = Some(id.clone());
                         });
                     }

@@ -124,7 +124,7 @@ pub struct BudgetRow {
     /// round trips.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub rtt_ms: Option<f64>,
-    /// Where that round trip comes from: `measured`, `published` or `distance`.
+    /// Where that round trip comes from: `measured`, `published`, `distance` or `catalog`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub rtt_basis: Option<String>,
     /// Estimated P99 latency, the round trip included, ms (inference with a latency target).

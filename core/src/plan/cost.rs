@@ -18,7 +18,6 @@ use crate::numbers::money::Money;
 use crate::hardware::gpu::find_gpu;
 use crate::numbers::money::dec;
 use crate::offers::billing::HOURS_PER_MONTH;
-use crate::offers::latency::RttBasis;
 use crate::offers::offer::Offer;
 use crate::offers::rent::{OfferRent, rent_in_offer_currency, term_hours, term_price};
 use crate::offers::tenancy::{Slowdown, SlowdownSource};
@@ -99,8 +98,8 @@ pub fn evaluate_parts(
         interruptions_expected: round4(expected.interruptions),
         deadline_miss_probability: time.miss.map(round4),
         latency_p99_ms: time.latency_p99_ms.map(round4),
-        round_trip: Some(reach::round_trip_to(ctx.task, offer))
-            .filter(|rt| rt.basis != RttBasis::Catalog),
+        round_trip: (ctx.task.reach.location.is_some() || !ctx.task.reach.measured_rtt.is_empty())
+            .then(|| reach::round_trip_to(ctx.task, offer)),
         io_hours_per_run: work
             .io_hours
             .filter(|_| ctx.task.service.is_none())

@@ -65,8 +65,9 @@ pub struct OptionResult {
     /// Estimated P99 latency including the round trip, milliseconds, for inference with a target.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub latency_p99_ms: Option<f64>,
-    /// The round trip from the user's location to the offer and where it comes from, when the
-    /// task gives a location or measured round trips (absent: the catalog row's `rtt_ms`).
+    /// The round trip from the user's location to the offer and where it comes from (the catalog
+    /// row's own figure for an offer with no fixed place), when the task gives a location or
+    /// measured round trips; absent otherwise (the catalog row's `rtt_ms` applies).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub round_trip: Option<RoundTrip>,
     /// Hours each run spends on measured IO beyond the GPU work (disk reads the GPU waits for,

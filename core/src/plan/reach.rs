@@ -25,6 +25,8 @@ pub struct TransferRule {
     pub personal_only: bool,
     /// The rule, short.
     pub law: &'static str,
+    /// The rule, short, as Chinese readers cite it.
+    pub law_zh: &'static str,
     /// Where its text is published.
     pub source: &'static str,
 }
@@ -40,6 +42,7 @@ pub const TRANSFER_RULES: &[TransferRule] = &[
         exempt: &[],
         personal_only: false,
         law: "PIPL art. 38-40; Data Security Law art. 31",
+        law_zh: "《个人信息保护法》第三十八至四十条、《数据安全法》第三十一条",
         source: "https://www.chinalawtranslate.com/en/Personal-Information-Protection-Law/",
     },
     // GDPR chapter V: personal data may leave the EU for a country with an adequacy decision
@@ -49,6 +52,7 @@ pub const TRANSFER_RULES: &[TransferRule] = &[
         exempt: &["uk", "jp", "kr", "ca", "ch"],
         personal_only: true,
         law: "GDPR art. 44-46",
+        law_zh: "欧盟《通用数据保护条例》第 44 至 46 条",
         source: "https://eur-lex.europa.eu/eli/reg/2016/679/oj",
     },
 ];
@@ -98,6 +102,7 @@ pub fn check(task: &TaskProfile, offer: &Offer) -> (Vec<Reason>, Vec<Reason>) {
                 .with("from", rule.home)
                 .with("to", to)
                 .with("law", rule.law)
+                .with("law_zh", rule.law_zh)
                 .with("source", rule.source)
         };
         if task.sensitivity >= Sensitivity::Confidential {

@@ -127,6 +127,16 @@ impl Reach {
     }
 }
 
+/// Provider names typed as a list: commas (ASCII or full-width), the Chinese enumeration comma,
+/// semicolons or new lines separate them; blanks are dropped.
+pub fn provider_list(text: &str) -> Vec<String> {
+    text.split([',', '，', '、', '\n', ';', '；'])
+        .map(str::trim)
+        .filter(|p| !p.is_empty())
+        .map(str::to_owned)
+        .collect()
+}
+
 /// The place a probe's region label names (`aws us-east-1`, `alibaba cn-shanghai`: the last word
 /// is the provider's region id), when the place table knows the region.
 pub fn place_of_label(label: &str) -> Option<&'static str> {
@@ -147,6 +157,15 @@ mod tests {
         assert!(!r.allows_provider("Azure"));
         r.providers_excluded = vec!["阿里云".into()];
         assert!(!r.allows_provider("阿里云"));
+    }
+
+    #[test]
+    fn provider_lists_split_on_either_languages_commas() {
+        assert_eq!(
+            provider_list("AWS, 阿里云，腾讯云、 Azure\n"),
+            vec!["AWS", "阿里云", "腾讯云", "Azure"]
+        );
+        assert!(provider_list(" , ，").is_empty());
     }
 
     #[test]

@@ -81,21 +81,24 @@ fn chinese(r: &Reason) -> String {
         RuleId::OutsideMarkets => format!(
             "在{}销售；该任务只在{}购买",
             Market::from_id(&p("market")).map_or("", |m| model::market(Lang::Zh, m)),
-            Markets::from_id(&p("allowed")).map_or("", |m| model::markets(Lang::Zh, m))
+            match Markets::from_id(&p("allowed")) {
+                Some(Markets::MainlandChina) => model::market(Lang::Zh, Market::MainlandChina),
+                _ => model::market(Lang::Zh, Market::Elsewhere),
+            }
         ),
         RuleId::ProviderExcluded => format!("任务排除了服务商 {}", p("provider")),
         RuleId::DataMustStayHome => format!(
-            "机密数据将离开{}前往{}，受 {} 限制（{}）",
+            "机密数据将离开{}前往{}，受{}限制（{}）",
             model::jurisdiction(Lang::Zh, &p("from")),
             model::jurisdiction(Lang::Zh, &p("to")),
-            p("law"),
+            p("law_zh"),
             p("source")
         ),
         RuleId::DataLeavesJurisdiction => format!(
-            "个人数据将离开{}前往{}：属于 {} 规定的跨境传输（{}）",
+            "个人数据将离开{}前往{}：属于{}规定的数据出境（{}）",
             model::jurisdiction(Lang::Zh, &p("from")),
             model::jurisdiction(Lang::Zh, &p("to")),
-            p("law"),
+            p("law_zh"),
             p("source")
         ),
         RuleId::DiskBound => format!(
