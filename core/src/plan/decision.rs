@@ -145,8 +145,10 @@ fn decide_offer(task: &TaskProfile, options: &[OptionResult]) -> Decision {
             reasons,
         };
     };
-    let prefer_dedicated = prefer_dedicated_rules(task);
-    let prefer_shared = prefer_shared_rules(task, best_dedicated);
+    // Each preference says, by the plan's own figures, what its kind of capacity costs against
+    // the cheapest offer: a rule of thumb may tip a choice, never claim a saving the numbers deny.
+    let prefer_dedicated = with_standing(prefer_dedicated_rules(task), best, best_dedicated);
+    let prefer_shared = with_standing(prefer_shared_rules(task, best_dedicated), best, best_shared);
 
     // Sensitive data and a hybrid plan both put the main work on the best dedicated offer.
     let on_dedicated = |choice: Choice, rule: RuleId, mut reasons: Vec<Reason>| {
@@ -266,6 +268,32 @@ fn prefer_shared_rules(task: &TaskProfile, best_dedicated: Option<&OptionResult>
         list.push(Reason::new(RuleId::TightBudgetCanQueue).with("budget", budget));
     }
     list
+}
+
+/// `rules` (preferring one kind of capacity), each with how the best offer of that kind stands
+/// against the cheapest feasible one: the cheapest itself, or what it costs more.
+fn with_standing(
+    rules: Vec<Reason>,
+    cheapest: &OptionResult,
+    preferred: Option<&OptionResult>,
+) -> Vec<Reason> {
+    let Some(p) = preferred else {
+        return rules;
+    };
+    let extra = p.costs.total_expected.amount - cheapest.costs.total_expected.amount;
+    rules
+        .into_iter()
+        .map(|r| {
+            if p.offer_id == cheapest.offer_id || extra <= Decimal::ZERO {
+                r.with("standing", "cheapest")
+            } else {
+                r.with("standing", "costs_more").with(
+                    "extra",
+                    Money::new(extra, p.costs.total_expected.currency).display(),
+                )
+            }
+        })
+        .collect()
 }
 
 /// The in-house rule with its parameter.

@@ -63,7 +63,7 @@ pub enum RuleId {
     /// Personal data would leave its jurisdiction: a border rule applies.
     DataLeavesJurisdiction,
     // Decision rules.
-    /// Long work repeated over tuning rounds favours a stable dedicated card.
+    /// Long work repeated over tuning rounds: the rule of thumb prefers a stable dedicated card.
     LongRepeatedTuning,
     /// A deadline favours dedicated capacity.
     HardDeadline,
@@ -163,6 +163,15 @@ impl RuleId {
     }
 }
 
+/// How the best offer of the kind a rule prefers stands against the cheapest feasible offer.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Standing {
+    /// It is the cheapest.
+    Cheapest,
+    /// It costs this much more (display-ready money).
+    CostsMore(String),
+}
+
 /// A rule with the numbers that make it concrete (all as display-ready text).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct Reason {
@@ -192,9 +201,30 @@ impl Reason {
     /// A veto that sums up several offers ends with how many it excluded.
     pub fn english(&self) -> String {
         let text = self.english_sentence();
-        match self.params.get("offers") {
+        let text = match self.params.get("offers") {
             Some(n) if self.rule.is_veto() => format!("{text} ({n} offers)"),
             _ => text,
+        };
+        match self.standing() {
+            Some(Standing::Cheapest) => {
+                format!("{text}; by the numbers it is also the cheapest here")
+            }
+            Some(Standing::CostsMore(extra)) => {
+                format!("{text}; by the numbers it costs {extra} more here than the cheapest")
+            }
+            None => text,
+        }
+    }
+
+    /// How a preference rule's kind of capacity stands against the cheapest offer, by the plan's
+    /// own figures (see [`crate::plan::decision`]), when the decision says.
+    pub fn standing(&self) -> Option<Standing> {
+        match self.params.get("standing").map(String::as_str) {
+            Some("cheapest") => Some(Standing::Cheapest),
+            Some("costs_more") => Some(Standing::CostsMore(
+                self.params.get("extra").cloned().unwrap_or_default(),
+            )),
+            _ => None,
         }
     }
 
@@ -310,7 +340,7 @@ impl Reason {
                 p("compute_hours")
             ),
             RuleId::LongRepeatedTuning => format!(
-                "{} runs of {} h each: a stable dedicated card pays off",
+                "{} runs of {} h each: the rule of thumb prefers a stable dedicated card",
                 p("runs"),
                 p("work_hours")
             ),

@@ -4,7 +4,7 @@ use gpufare_core::offers::latency::RttBasis;
 use gpufare_core::offers::offer::{PriceEvidence, RegionClass, SecurityControl};
 use gpufare_core::offers::places::{Market, Markets, find_place};
 use gpufare_core::offers::tenancy::Tenancy;
-use gpufare_core::plan::reason::{Reason, RuleId};
+use gpufare_core::plan::reason::{Reason, RuleId, Standing};
 
 use crate::vocab::{Lang, model, pick};
 
@@ -15,9 +15,16 @@ pub fn reason(lang: Lang, r: &Reason) -> String {
         return r.english();
     }
     let text = chinese(r);
-    match r.params.get("offers") {
+    let text = match r.params.get("offers") {
         Some(n) if r.rule.is_veto() => format!("{text}（{n} 个方案）"),
         _ => text,
+    };
+    match r.standing() {
+        Some(Standing::Cheapest) => format!("{text}；按数字，它在这里也是最便宜的"),
+        Some(Standing::CostsMore(extra)) => {
+            format!("{text}；按数字，它在这里比最便宜的方案多花 {extra}")
+        }
+        None => text,
     }
 }
 
@@ -108,7 +115,7 @@ fn chinese(r: &Reason) -> String {
             p("compute_hours")
         ),
         RuleId::LongRepeatedTuning => format!(
-            "运行 {} 次、每次 {} 小时：稳定的独享显卡更划算",
+            "运行 {} 次、每次 {} 小时：经验法则倾向稳定的独享显卡",
             p("runs"),
             p("work_hours")
         ),
