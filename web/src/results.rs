@@ -180,7 +180,12 @@ fn Ranking(lang: Lang, result: PlanResult, pick: RwSignal<Option<String>>) -> im
                                 format::millis(lang, rt.ms),
                                 model::rtt_basis(lang, rt.basis),
                             ))}
-                            {o.latency_p99_ms.map(|ms| format!(" · P99 {}", format::millis(lang, ms)))}
+                            {o.latency_p99_ms.map(|ms| format!(
+                                " · P99 {} (×{:.2}, {})",
+                                format::millis(lang, ms),
+                                o.latency_p99_factor.p99,
+                                model::latency_source(lang, o.latency_p99_factor.source),
+                            ))}
                             {o.policy.filter(|p| *p != Policy::SpotOnly).map(|p| format!(" · {}{}{}", t(lang, Label::Policy), crate::vocab::pick(lang, ": ", "："), model::policy(lang, &p)))}
                         </span>
                         {o.risk.is_some().then(|| {

@@ -100,6 +100,106 @@ impl Tenancy {
     }
 }
 
+/// The share of a card Tally's busy neighbour held (about half); a time-shared tenant with a
+/// smaller nominal share has more neighbours, and its latency factor is scaled by this over its
+/// share (an assumption).
+pub const LATENCY_REFERENCE_SHARE: f64 = 0.5;
+
+/// How much a request's P99 latency grows over the same request alone on the same capacity: the
+/// request-level tail, apart from the run-level slowdown (a training step and an inference
+/// request feel neighbours differently).
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct LatencyFactor {
+    /// The factor used (the median of the measurements behind it).
+    pub p99: f64,
+    /// The lowest measured factor, when measured.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub low: Option<f64>,
+    /// The highest measured factor, when measured.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub high: Option<f64>,
+    /// `measured` (published measurements) or `assumed`.
+    pub source: LatencySource,
+}
+
+/// Where a latency factor comes from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum LatencySource {
+    /// Published measurements (Tally's 12 pairs on an A100; docs/sources.md §2).
+    Published,
+    /// An assumption (no public measurement of this tenancy's request tail).
+    Assumed,
+    /// The run-level slowdown's P99, for a partitioned or whole card (its tail is its own).
+    RunLevel,
+}
+
+identifiers!(LatencySource {
+    Published => "published",
+    Assumed => "assumed",
+    RunLevel => "run_level",
+});
+
+impl Tenancy {
+    /// The request-level P99 latency factor of this tenancy next to busy neighbours. Time slicing
+    /// and MPS are Tally's measurements: an inference server at about half load sharing an A100
+    /// with one training job, P99 latency over alone, median of 12 pairs (time slicing 2.51,
+    /// 1.77-2.74; MPS 2.88, 1.30-11.78). A MIG slice is isolated (its own SMs and memory): the
+    /// run-to-run tail only. The rest are assumptions: vGPU's best-effort scheduler and a
+    /// memory-capped container time-slice compute as time slicing does; a MIG slice or a whole
+    /// card (dedicated or on a marketplace host) keeps its run-level tail.
+    pub fn latency_p99_factor(self) -> LatencyFactor {
+        let measured = |p99, low, high| LatencyFactor {
+            p99,
+            low: Some(low),
+            high: Some(high),
+            source: LatencySource::Published,
+        };
+        let assumed = |p99| LatencyFactor {
+            p99,
+            low: None,
+            high: None,
+            source: LatencySource::Assumed,
+        };
+        match self {
+            Tenancy::TimeSliced => measured(2.505, 1.768, 2.735),
+            Tenancy::Mps => measured(2.884, 1.295, 11.776),
+            Tenancy::Vgpu | Tenancy::MemCappedContainer => assumed(2.505),
+            Tenancy::Dedicated | Tenancy::Mig | Tenancy::MarketplaceHost => LatencyFactor {
+                p99: self.default_slowdown().p99,
+                low: None,
+                high: None,
+                source: LatencySource::RunLevel,
+            },
+        }
+    }
+
+    /// The latency factor on an offer of this tenancy whose run-level slowdown is `slowdown`: a
+    /// partitioned or whole card keeps its run-level tail (the offer's own, measured or typed,
+    /// when it has one); a time-shared one takes [`Tenancy::latency_p99_factor`].
+    pub fn latency_factor_with(self, slowdown: &Slowdown) -> LatencyFactor {
+        if self.time_shares_compute() {
+            self.latency_p99_factor()
+        } else {
+            LatencyFactor {
+                p99: slowdown.p99,
+                low: None,
+                high: None,
+                source: LatencySource::RunLevel,
+            }
+        }
+    }
+
+    /// Whether compute is time-shared with the neighbours (a request waits for their kernels),
+    /// rather than partitioned (MIG) or whole.
+    pub fn time_shares_compute(self) -> bool {
+        matches!(
+            self,
+            Tenancy::TimeSliced | Tenancy::Mps | Tenancy::Vgpu | Tenancy::MemCappedContainer
+        )
+    }
+}
+
 /// Where a slowdown distribution comes from; shown next to every figure it drives.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
@@ -200,6 +300,41 @@ impl Slowdown {
 
 #[cfg(test)]
 mod tests {
+
+    /// Tally's published pairs (core/data/tally-a100-pairs.csv): the medians of the P99 latency
+    /// ratios are the time-slicing and MPS factors, and their extremes the spread.
+    #[test]
+    fn latency_factors_are_the_medians_of_tallys_pairs() {
+        let text = include_str!("../../data/tally-a100-pairs.csv");
+        let mut rdr = csv::ReaderBuilder::new()
+            .comment(Some(b'#'))
+            .from_reader(text.as_bytes());
+        let rows: Vec<Vec<f64>> = rdr
+            .records()
+            .map(|r| {
+                let r = r.unwrap();
+                (2..6).map(|i| r[i].parse().unwrap()).collect()
+            })
+            .collect();
+        assert_eq!(rows.len(), 12);
+        let median = |col: usize| {
+            let mut v: Vec<f64> = rows.iter().map(|r| r[col]).collect();
+            v.sort_by(f64::total_cmp);
+            ((v[5] + v[6]) / 2.0, v[0], v[11])
+        };
+        for (tenancy, col) in [(Tenancy::TimeSliced, 1), (Tenancy::Mps, 3)] {
+            let (mid, low, high) = median(col);
+            let f = tenancy.latency_p99_factor();
+            assert!((f.p99 - mid).abs() < 0.01, "{tenancy:?}: {mid}");
+            assert_eq!((f.low, f.high), (Some(low), Some(high)));
+            assert_eq!(f.source, LatencySource::Published);
+        }
+        // The request tail and the run-level slowdown differ: MPS slows training 1.16x at the
+        // median (Tally) yet stretches the neighbour's P99 latency 2.9x.
+        assert!((median(2).0 - 1.156).abs() < 0.01);
+        assert!(Tenancy::Mps.latency_p99_factor().p99 > 2.0 * median(2).0);
+    }
+
     use super::*;
 
     #[test]

@@ -20,7 +20,7 @@ use crate::numbers::money::dec;
 use crate::offers::billing::HOURS_PER_MONTH;
 use crate::offers::offer::Offer;
 use crate::offers::rent::{OfferRent, rent_in_offer_currency, term_hours, term_price};
-use crate::offers::tenancy::{Slowdown, SlowdownSource};
+use crate::offers::tenancy::{LATENCY_REFERENCE_SHARE, Slowdown, SlowdownSource};
 use crate::plan::context::{Context, round4};
 use crate::plan::feasibility::{self, Needs, fmt1};
 use crate::plan::job::Rule;
@@ -98,6 +98,7 @@ pub fn evaluate_parts(
         interruptions_expected: round4(expected.interruptions),
         deadline_miss_probability: time.miss.map(round4),
         latency_p99_ms: time.latency_p99_ms.map(round4),
+        latency_p99_factor: offer.tenancy.latency_factor_with(&work.slowdown),
         round_trip: (ctx.task.reach.location.is_some() || !ctx.task.reach.measured_rtt.is_empty())
             .then(|| reach::round_trip_to(ctx.task, offer)),
         io_hours_per_run: work
@@ -308,9 +309,20 @@ fn latency_target(ctx: &Context<'_>) -> Option<LatencyTarget> {
     }
 }
 
-/// P99 latency on `offer`, a round trip of `rtt_ms` included, ms.
+/// P99 latency on `offer`, a round trip of `rtt_ms` included, ms: the solo latency on the offer's
+/// GPU times the tenancy's request-level P99 factor (`Tenancy::latency_p99_factor`, not the
+/// run-level slowdown). A partitioned or whole card serves a request at its share of the card; a
+/// time-shared tenant gets the whole card between the neighbours' kernels, so its factor (measured
+/// next to one neighbour holding about half) is scaled up by the half over a smaller share.
 fn latency_p99(offer: &Offer, work: &Work, l: &LatencyTarget, rtt_ms: f64) -> f64 {
-    l.base_ms / (work.speed * offer.gpu_fraction) * work.slowdown.p99 + rtt_ms
+    let factor = offer.tenancy.latency_factor_with(&work.slowdown).p99;
+    let share = offer.gpu_fraction.clamp(1e-6, 1.0);
+    let solo = if offer.tenancy.time_shares_compute() {
+        l.base_ms / work.speed * (LATENCY_REFERENCE_SHARE / share).max(1.0)
+    } else {
+        l.base_ms / (work.speed * share)
+    };
+    solo * factor + rtt_ms
 }
 
 /// Staying on `offer`, simulated; with the policies the context prepared for it walked in the

@@ -8,7 +8,7 @@ use crate::numbers::money::Money;
 use crate::offers::billing::BillingMode;
 use crate::offers::latency::RoundTrip;
 use crate::offers::offer::{Offer, PriceEvidence, RegionClass};
-use crate::offers::tenancy::{Slowdown, Tenancy};
+use crate::offers::tenancy::{LatencyFactor, Slowdown, Tenancy};
 use crate::plan::feasibility::VramFit;
 use crate::plan::reason::Reason;
 use crate::plan::risk::Risk;
@@ -65,6 +65,9 @@ pub struct OptionResult {
     /// Estimated P99 latency including the round trip, milliseconds, for inference with a target.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub latency_p99_ms: Option<f64>,
+    /// The tenancy's request-level P99 latency factor over the same request alone, with its
+    /// spread and source; the latency check of an inference task uses it.
+    pub latency_p99_factor: LatencyFactor,
     /// The round trip from the user's location to the offer and where it comes from (the catalog
     /// row's own figure for an offer with no fixed place), when the task gives a location or
     /// measured round trips; absent otherwise (the catalog row's `rtt_ms` applies).

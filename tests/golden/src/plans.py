@@ -155,6 +155,20 @@ scenario("an overseas region misses a 100 ms P99 target", "40 ms x 1.0 + 200 ms 
           "options": {"far": {"feasible": False, "reasons": ["latency_slo_missed"], "latency_p99_ms": 240},
                       "near": {"feasible": True, "latency_p99_ms": 50, **money(rent=3000)},
                       "near-payg": money(rent=3650)}})
+# 21b: request tails apart from run-level slowdown (Tally's P99 latency factors). A time-shared
+# tenant's solo latency is base/speed x max(1, 0.5/share), then x its factor; a whole card keeps
+# its run-level P99 (here the offer's own, 1).
+TS_FACTOR, MPS_FACTOR = 2.505, 2.884
+scenario("time slicing and MPS stretch a request's P99 by their measured factors",
+         "sliced 1/4: 40 x 0.5/0.25 x 2.505 + 10 = 210.4; MPS 1/2: 40 x 1 x 2.884 + 10 = 125.36; card 40 + 10",
+         {"kind": "inference", "work_hours": 0, "latency": {"p99_ms": 300, "base_ms": 40},
+          "service": {"hours_per_month": 730, "months": 1}},
+         [sub("sliced", "monthly", 500, tenancy="time_sliced", gpu_fraction=0.25, slowdown=None),
+          sub("mps", "monthly", 800, tenancy="mps", gpu_fraction=0.5, slowdown=None),
+          sub("card", "monthly", 3000)],
+         {"options": {"sliced": {"feasible": True, "latency_p99_ms": round(40 * (0.5 / 0.25) * TS_FACTOR + 10, 4)},
+                      "mps": {"feasible": True, "latency_p99_ms": round(40 * 1 * MPS_FACTOR + 10, 4)},
+                      "card": {"feasible": True, "latency_p99_ms": 50}}})
 # 22: no interruptions tolerated.
 scenario("a job that cannot be interrupted excludes spot", "interruptible: false",
          {"interruptible": False}, [payg("spot", 1, interruption_per_month=0.075) | {"billing_mode": "spot"}, payg("card", 12)],

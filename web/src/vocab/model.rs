@@ -9,7 +9,7 @@ use gpufare_core::offers::interruption::{RateForm, TRACE_POOLED_GAP_HOURS};
 use gpufare_core::offers::latency::RttBasis;
 use gpufare_core::offers::offer::{PriceEvidence, RegionClass, SecurityControl};
 use gpufare_core::offers::places::{Market, Markets, Place, jurisdiction_name};
-use gpufare_core::offers::tenancy::{SlowdownSource, Tenancy};
+use gpufare_core::offers::tenancy::{LatencySource, SlowdownSource, Tenancy};
 use gpufare_core::plan::assumption::Assumption;
 use gpufare_core::plan::decision::Choice;
 use gpufare_core::plan::feasibility::VramFit;
@@ -143,6 +143,16 @@ pub fn rtt_basis(lang: Lang, b: RttBasis) -> &'static str {
         RttBasis::Published => ("published measurement", "公开测量"),
         RttBasis::Distance => ("estimated from distance", "按距离估算"),
         RttBasis::Catalog => ("catalog figure", "方案表数字"),
+    };
+    pick(lang, en, zh)
+}
+
+/// Where a request-level latency factor comes from.
+pub fn latency_source(lang: Lang, s: LatencySource) -> &'static str {
+    let (en, zh) = match s {
+        LatencySource::Published => ("published measurement of the tail", "尾延迟的公开测量"),
+        LatencySource::Assumed => ("assumed tail", "假设的尾延迟"),
+        LatencySource::RunLevel => ("the run-level tail", "按运行级慢化的尾部"),
     };
     pick(lang, en, zh)
 }
