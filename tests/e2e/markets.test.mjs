@@ -9,7 +9,9 @@ import { writeFileSync, mkdtempSync } from 'node:fs';
 import { join, dirname } from 'node:path';
 import { tmpdir } from 'node:os';
 import { fileURLToPath } from 'node:url';
-import { execFileSync } from 'node:child_process';
+import { execFileSync, execFile } from 'node:child_process';
+import { createServer } from 'node:net';
+import { promisify } from 'node:util';
 import { launch, openPage, settled } from './browser.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
@@ -27,6 +29,7 @@ const WORDS = {
     summary: 'Your location: Shanghai · mainland China only',
     distance: 'estimated from distance',
     published: 'published measurement',
+    measuredUsed: 'Round trips measured from your location in use: Shanghai',
   },
   zh: {
     roundTrip: '网络往返',
@@ -35,6 +38,7 @@ const WORDS = {
     summary: '您的位置：上海 · 仅中国大陆',
     distance: '按距离估算',
     published: '公开测量',
+    measuredUsed: '正在使用从您的位置实测的网络往返：上海',
   },
 };
 const LANGS = [['en-US', 'en'], ['zh-CN', 'zh']];
@@ -157,5 +161,42 @@ for (const [locale, lang] of LANGS) {
       assert.match(await badge.getAttribute('title'), lang === 'en' ? /PIPL art\. 38/ : /个人信息保护法》第三十八至四十条.*数据出境/);
     }
     for (const [id] of rows) assert.ok(!id.startsWith('autodl-') && !id.startsWith('youyun-'), `${id} is excluded`);
+  });
+}
+
+/** A profile written by `gpufare probe` timing a real loopback listener labelled cn-shanghai. */
+async function deskProfile() {
+  const server = createServer((socket) => socket.end());
+  await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const path = join(mkdtempSync(join(tmpdir(), 'gpufare-desk-')), 'desk.json');
+  try {
+    await promisify(execFile)(BIN, ['probe', '--no-gpu', '--duration', '0', '--quiet', '--rtt',
+      `cn-shanghai=127.0.0.1:${server.address().port}`, '--rtt-tries', '3', '-o', path]);
+  } finally {
+    server.close();
+  }
+  return path;
+}
+
+for (const [locale, lang] of LANGS) {
+  test(`${lang}: round trips a probe measured where the user is replace the table's, once ticked`, async (t) => {
+    const profile = await deskProfile();
+    const page = await openPage(browser, t, BASE, locale);
+    await page.selectOption('#location', 'frankfurt');
+    await roundTripsShown(page, WORDS[lang].roundTrip);
+    await page.setInputFiles('#profile-file', profile);
+    const tick = page.locator('#profile-compare .use-rtt');
+    await tick.waitFor();
+    await tick.check();
+    await page.waitForFunction(() => (JSON.parse(localStorage.getItem('gpufare.scenario')).task.measured_rtt ?? []).length === 1);
+    await settled(page);
+    assert.match(await page.locator('#measured-rtt').textContent(), new RegExp(WORDS[lang].measuredUsed));
+    const cli = await cliRows(page);
+    assert.equal(cli.get('aliyun-sh-a10-payg').rtt_basis, 'measured');
+    assert.ok(cli.get('aliyun-sh-a10-payg').rtt_ms < 50, 'a loopback round trip');
+    assert.equal(cli.get('aliyun-bj-a10-yearly').rtt_basis, 'distance');
+    // Unticked, the table's figure is back.
+    await tick.uncheck();
+    await page.waitForFunction(() => (JSON.parse(localStorage.getItem('gpufare.scenario')).task.measured_rtt ?? []).length === 0);
   });
 }
