@@ -194,6 +194,22 @@ fn seed(root: &Path, target: &str, corpus: &Path) -> Result<()> {
             for p in &tasks {
                 seeds.push((name(p), read(p)?));
             }
+            // A task that says where its user is and what they can buy, so the fuzzer starts
+            // from the location, market, provider, personal-data and measured round-trip fields.
+            let mut task = preset("inference_api").context("preset")?;
+            task.reach = gpufare_core::task::Reach {
+                location: Some("shanghai".into()),
+                markets: gpufare_core::offers::places::Markets::MainlandChina,
+                providers_only: vec![],
+                providers_excluded: vec!["AutoDL".into()],
+                personal_data: true,
+                measured_rtt: vec![gpufare_core::task::MeasuredRtt {
+                    place: "beijing".into(),
+                    rtt_ms: 28.5,
+                    target: "ecs.cn-beijing.aliyuncs.com:443".into(),
+                }],
+            };
+            seeds.push(("reach.json".into(), serde_json::to_vec_pretty(&task)?));
         }
         "profile" => {
             for p in files("tests/profiles", "json")? {
