@@ -27,7 +27,7 @@ CATALOG = os.path.join(ROOT, "core", "data", "catalog.csv")
 TRACES = os.path.join(ROOT, "tests", "fixtures", "traces")
 V100 = ["aws-2023-04-22-us-east-1c-p3.2xlarge-v100.json", "aws-2023-04-22-us-west-2b-p3.2xlarge-v100.json"]
 COLUMNS = ["id", "provider", "region", "region_name", "region_class", "rtt_ms", "instance_type", "gpu",
-           "gpu_count", "tenancy", "gpu_fraction", "vram_gib", "vcpu", "ram_gib", "billing_mode", "term_months",
+           "gpu_count", "tenancy", "gpu_fraction", "mig_profile", "vram_gib", "vcpu", "ram_gib", "billing_mode", "term_months",
            "upfront", "price", "currency", "granularity", "minimum_minutes", "interruption_per_month",
            "interruption_per_hour", "mtbi_hours", "interruption_low_per_hour", "interruption_high_per_hour",
            "capacity_gap_hours", "notice_seconds", "protection_hours", "interruption_source", "trace", "fallback",

@@ -61,7 +61,7 @@ CATALOG = os.path.join(ROOT, "core", "data", "catalog.csv")
 FIX = os.path.join(ROOT, "tests", "fixtures", "prices")
 
 COLUMNS = ["id", "provider", "region", "region_name", "region_class", "rtt_ms", "instance_type", "gpu",
-           "gpu_count", "tenancy", "gpu_fraction", "vram_gib", "vcpu", "ram_gib", "billing_mode", "term_months",
+           "gpu_count", "tenancy", "gpu_fraction", "mig_profile", "vram_gib", "vcpu", "ram_gib", "billing_mode", "term_months",
            "upfront", "price", "currency", "granularity", "minimum_minutes", "interruption_per_month",
            "interruption_per_hour", "mtbi_hours", "interruption_low_per_hour", "interruption_high_per_hour",
            "capacity_gap_hours", "notice_seconds", "protection_hours", "interruption_source", "trace", "fallback",

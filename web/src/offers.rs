@@ -119,7 +119,12 @@ fn OfferRow(lang: ReadSignal<Lang>, scenario: RwSignal<Scenario>, offer: Offer) 
                 {format!("{} × {}", offer.gpu_count, offer.gpu)}
                 {offer.instance_type.clone().map(|t| view! { <span class="muted instance-type">{format!(" · {t}")}</span> })}
             </td>
-            <td>{move || model::tenancy(lang.get(), tenancy)}</td>
+            <td>
+                {move || model::tenancy(lang.get(), tenancy)}
+                {offer.mig_profile.clone().map(|m| view! {
+                    <span class="muted mig-profile" translate="no">{format!(" {m} · {} %", format::number(offer.gpu_fraction * 100.0, 1))}</span>
+                })}
+            </td>
             <td>{format!("{} GiB", format::number(offer.vram_gib, 1))}</td>
             <td>
                 {move || model::billing(lang.get(), mode)}

@@ -2,4 +2,5 @@
 //! PCIe generation) and what a PCIe link should carry.
 
 pub mod gpu;
+pub mod mig;
 pub mod pcie;

@@ -122,7 +122,7 @@ pub fn parse_catalog_json(text: &str) -> Result<Catalog, CatalogError> {
 }
 
 /// The fields of an offer in the JSON form (the interruption fields are written flat).
-pub const OFFER_FIELDS: [&str; 41] = [
+pub const OFFER_FIELDS: [&str; 42] = [
     "id",
     "provider",
     "region",
@@ -131,6 +131,7 @@ pub const OFFER_FIELDS: [&str; 41] = [
     "gpu_count",
     "tenancy",
     "gpu_fraction",
+    "mig_profile",
     "vram_gib",
     "vcpu",
     "ram_gib",

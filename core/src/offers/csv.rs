@@ -6,6 +6,7 @@ use std::str::FromStr;
 
 use rust_decimal::Decimal;
 
+use crate::hardware::mig::find_mig;
 use crate::numbers::money::Currency;
 use crate::numbers::problem::{Problem, closest_name};
 use crate::numbers::text::{UTF8_BOM, without_bom};
@@ -21,7 +22,7 @@ use crate::offers::tenancy::Tenancy;
 use crate::offers::validate::validate_offer;
 
 /// The column order of our CSV format.
-pub const CSV_COLUMNS: [&str; 42] = [
+pub const CSV_COLUMNS: [&str; 43] = [
     "id",
     "provider",
     "region",
@@ -33,6 +34,7 @@ pub const CSV_COLUMNS: [&str; 42] = [
     "gpu_count",
     "tenancy",
     "gpu_fraction",
+    "mig_profile",
     "vram_gib",
     "vcpu",
     "ram_gib",
@@ -175,7 +177,7 @@ pub fn catalog_to_csv(catalog: &Catalog) -> String {
         let opt = |v: Option<String>| v.unwrap_or_default();
         let security: Vec<&str> = o.security.iter().map(|c| c.id()).collect();
         let i = &o.interruptions;
-        let row: [String; 42] = [
+        let row: [String; 43] = [
             o.id.clone(),
             o.provider.clone(),
             o.region.id.clone(),
@@ -187,6 +189,7 @@ pub fn catalog_to_csv(catalog: &Catalog) -> String {
             o.gpu_count.to_string(),
             o.tenancy.id().to_owned(),
             o.gpu_fraction.to_string(),
+            opt(o.mig_profile.clone()),
             o.vram_gib.to_string(),
             opt(o.vcpu.map(|v| v.to_string())),
             opt(o.ram_gib.map(|v| v.to_string())),
@@ -290,6 +293,14 @@ fn offer_from_fields<'a>(
     };
     let gpu_count = whole("gpu_count")?.unwrap_or(1);
     let region_id = get("region").unwrap_or("").to_owned();
+    let gpu = text("gpu")?;
+    let mig_profile = get("mig_profile").map(str::to_owned);
+    // A MIG slice with a profile takes its share from the profile when the row gives none.
+    let gpu_fraction = match (float("gpu_fraction")?, &mig_profile) {
+        (Some(f), _) => f,
+        (None, Some(m)) => find_mig(&gpu, m).map_or(1.0, |m| m.compute_share()),
+        (None, None) => 1.0,
+    };
     let offer = Offer {
         id: text("id")?,
         provider: text("provider")?,
@@ -300,10 +311,11 @@ fn offer_from_fields<'a>(
             rtt_ms: float("rtt_ms")?.unwrap_or(default_rtt_ms(region_class)),
         },
         instance_type: get("instance_type").map(str::to_owned),
-        gpu: text("gpu")?,
+        gpu,
         gpu_count,
         tenancy,
-        gpu_fraction: float("gpu_fraction")?.unwrap_or(1.0),
+        gpu_fraction,
+        mig_profile,
         vram_gib: float("vram_gib")?.unwrap_or(0.0),
         vcpu: whole("vcpu")?,
         ram_gib: float("ram_gib")?,

@@ -152,9 +152,15 @@ pub struct Offer {
     pub gpu_count: u32,
     /// How the GPU is shared.
     pub tenancy: Tenancy,
-    /// Share of one physical GPU's compute per GPU in the offer, in (0, 1].
+    /// Share of one physical GPU's compute per GPU in the offer, in (0, 1]. For a MIG slice with
+    /// a `mig_profile` it is derived from the profile (its SMs over the card's) and may be left
+    /// out of a CSV row.
     #[schemars(range(min = 0, max = 1))]
     pub gpu_fraction: f64,
+    /// The MIG profile of a MIG slice, e.g. `1g.10gb` (`hardware::mig` lists them per GPU): its
+    /// compute share comes from its SMs and its bandwidth share from its memory slices.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mig_profile: Option<String>,
     /// VRAM visible per GPU or slice, GiB.
     #[schemars(range(min = 0, max = 4096))]
     pub vram_gib: f64,
@@ -271,6 +277,7 @@ impl Offer {
             gpu_count: 1,
             tenancy: Tenancy::Dedicated,
             gpu_fraction: 1.0,
+            mig_profile: None,
             vram_gib: 0.0,
             vcpu: None,
             ram_gib: None,

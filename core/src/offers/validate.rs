@@ -3,6 +3,7 @@
 use rust_decimal::Decimal;
 
 use crate::hardware::gpu::find_gpu;
+use crate::hardware::mig::{find_mig, mig_names};
 use crate::numbers::date::PriceDate;
 use crate::numbers::problem::{FieldError, Problem};
 use crate::offers::billing::BillingMode;
@@ -15,6 +16,9 @@ pub const MAX_OFFER_PRICE: Decimal = Decimal::from_parts(100_000_000, 0, 0, fals
 /// The smallest price other than zero an offer may state (a millionth of its currency): with
 /// both bounds, every ratio and sum of prices fits exact decimal arithmetic.
 pub const MIN_NONZERO_PRICE: Decimal = Decimal::from_parts(1, 0, 0, false, 6);
+
+/// How far a typed `gpu_fraction` may be from a MIG profile's SM share (rounding in a sheet).
+pub const MIG_SHARE_TOLERANCE: f64 = 0.005;
 
 /// Checks the ranges and combinations an offer must respect; the error names the field.
 pub fn validate_offer(o: &Offer) -> Result<(), FieldError> {
@@ -70,6 +74,41 @@ pub fn validate_offer(o: &Offer) -> Result<(), FieldError> {
     }
     if o.billing_mode.is_metered() && o.granularity.is_none() {
         return fail("granularity", Problem::MeteredGranularity);
+    }
+    if let Some(name) = &o.mig_profile {
+        if o.tenancy != Tenancy::Mig {
+            return fail(
+                "tenancy",
+                Problem::NotOneOf {
+                    value: o.tenancy.id().to_owned(),
+                    allowed: "mig (a row with a mig_profile is a MIG slice)".to_owned(),
+                },
+            );
+        }
+        let Some(m) = find_mig(&o.gpu, name) else {
+            let known = mig_names(&o.gpu);
+            return fail(
+                "mig_profile",
+                Problem::NotOneOf {
+                    value: name.clone(),
+                    allowed: if known.is_empty() {
+                        format!("none known for {} (give gpu_fraction instead)", o.gpu)
+                    } else {
+                        known
+                    },
+                },
+            );
+        };
+        // The share is the profile's; a typed one must agree with it.
+        if (o.gpu_fraction - m.compute_share()).abs() > MIG_SHARE_TOLERANCE {
+            return fail(
+                "gpu_fraction",
+                Problem::OutOfRange {
+                    min: m.compute_share() - MIG_SHARE_TOLERANCE,
+                    max: m.compute_share() + MIG_SHARE_TOLERANCE,
+                },
+            );
+        }
     }
     if o.tenancy == Tenancy::Dedicated && o.gpu_fraction < 1.0 {
         return fail("gpu_fraction", Problem::DedicatedWhole);

@@ -25,14 +25,14 @@ use crate::plan::context::{Context, round4};
 use crate::plan::feasibility::{self, Needs, fmt1};
 use crate::plan::job::Rule;
 use crate::plan::option::{Costs, OptionResult, PriceFacts};
-use crate::plan::performance::{MULTI_GPU_EFFICIENCY, speed_ratio};
+use crate::plan::performance::{MULTI_GPU_EFFICIENCY, card_share, speed_ratio};
 use crate::plan::reach;
 use crate::plan::reason::{Reason, RuleId};
 use crate::plan::time::{
     Draws, Expectation, Simulation, TimeInputs, Walked, expect, notice_saves,
     simulate_rules_expecting,
 };
-use crate::task::document::{LatencyTarget, TaskKind};
+use crate::task::document::{self, LatencyTarget, TaskKind};
 
 /// Prices `offer` for the context's task. With `draws`, the P50/P90 and deadline figures come
 /// from the Monte Carlo; without, they equal the expectation (used for break-even sweeps).
@@ -152,7 +152,7 @@ fn work_at_speed(ctx: &Context<'_>, offer: &Offer, speed: f64, flags: &mut Vec<R
     }
     .max(1);
     let efficiency = if used > 1 { MULTI_GPU_EFFICIENCY } else { 1.0 };
-    let throughput = speed * offer.gpu_fraction * f64::from(used) * efficiency;
+    let throughput = speed * card_share(offer, task.bound) * f64::from(used) * efficiency;
     let compute_hours = task.work_hours / throughput;
 
     let io = offer.io.unwrap_or_default();
@@ -267,7 +267,7 @@ pub fn time_on(
     let latency_p99_ms = match latency_target(ctx) {
         Some(l) => {
             let rt = reach::round_trip_to(ctx.task, offer);
-            let p99 = latency_p99(offer, work, &l, rt.ms);
+            let p99 = latency_p99(offer, work, &l, rt.ms, ctx.task.bound);
             if p99 > l.p99_ms {
                 reasons.push(
                     Reason::new(RuleId::LatencySloMissed)
@@ -314,9 +314,15 @@ fn latency_target(ctx: &Context<'_>) -> Option<LatencyTarget> {
 /// run-level slowdown). A partitioned or whole card serves a request at its share of the card; a
 /// time-shared tenant gets the whole card between the neighbours' kernels, so its factor (measured
 /// next to one neighbour holding about half) is scaled up by the half over a smaller share.
-fn latency_p99(offer: &Offer, work: &Work, l: &LatencyTarget, rtt_ms: f64) -> f64 {
+fn latency_p99(
+    offer: &Offer,
+    work: &Work,
+    l: &LatencyTarget,
+    rtt_ms: f64,
+    bound: document::Bound,
+) -> f64 {
     let factor = offer.tenancy.latency_factor_with(&work.slowdown).p99;
-    let share = offer.gpu_fraction.clamp(1e-6, 1.0);
+    let share = card_share(offer, bound).clamp(1e-6, 1.0);
     let solo = if offer.tenancy.time_shares_compute() {
         l.base_ms / work.speed * (LATENCY_REFERENCE_SHARE / share).max(1.0)
     } else {
@@ -724,6 +730,7 @@ impl<'c, 'a> SweepOffer<'c, 'a> {
                 work,
                 &l,
                 reach::round_trip_to(ctx.task, self.offer).ms,
+                ctx.task.bound,
             ) > l.p99_ms
         {
             return None;

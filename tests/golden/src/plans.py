@@ -169,6 +169,19 @@ scenario("time slicing and MPS stretch a request's P99 by their measured factors
          {"options": {"sliced": {"feasible": True, "latency_p99_ms": round(40 * (0.5 / 0.25) * TS_FACTOR + 10, 4)},
                       "mps": {"feasible": True, "latency_p99_ms": round(40 * 1 * MPS_FACTOR + 10, 4)},
                       "card": {"feasible": True, "latency_p99_ms": 50}}})
+# 21c: a MIG slice by its profile: an A100's 1g.10gb has 14 of 108 SMs (compute share
+# 0.12963, to six decimals) and 1 of 8 memory slices (bandwidth share 0.125).
+MIG_1G = round(14 / 108, 6)
+scenario("a MIG slice runs at its SMs' share for compute, its memory slices' share for bandwidth",
+         "1 h on the card: 1 / 0.12963 = 7.7143 h compute-bound; 1 / 0.125 = 8 h memory-bound",
+         {"work_hours": 1, "vram_gib": 5},
+         [payg("mig", 1, tenancy="mig", mig_profile="1g.10gb", gpu_fraction=MIG_1G, vram_gib=9.75)],
+         {"options": {"mig": {"feasible": True, "hours_expected": round(1 / MIG_1G, 4),
+                              **money(rent=metered(1, 1 / MIG_1G))}}})
+scenario("the same slice for memory-bound work", "1 / (1/8) = 8 h",
+         {"work_hours": 1, "vram_gib": 5, "bound": "memory"},
+         [payg("mig", 1, tenancy="mig", mig_profile="1g.10gb", gpu_fraction=MIG_1G, vram_gib=9.75)],
+         {"options": {"mig": {"feasible": True, "hours_expected": 8.0, **money(rent=metered(1, 8.0))}}})
 # 22: no interruptions tolerated.
 scenario("a job that cannot be interrupted excludes spot", "interruptible: false",
          {"interruptible": False}, [payg("spot", 1, interruption_per_month=0.075) | {"billing_mode": "spot"}, payg("card", 12)],
