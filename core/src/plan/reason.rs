@@ -207,10 +207,10 @@ impl Reason {
         };
         match self.standing() {
             Some(Standing::Cheapest) => {
-                format!("{text}; by the numbers it is also the cheapest here")
+                format!("{text}; also the cheapest by the numbers")
             }
             Some(Standing::CostsMore(extra)) => {
-                format!("{text}; by the numbers it costs {extra} more here than the cheapest")
+                format!("{text}; by the numbers it costs {extra} more than the cheapest")
             }
             None => text,
         }

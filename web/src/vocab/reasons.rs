@@ -20,9 +20,9 @@ pub fn reason(lang: Lang, r: &Reason) -> String {
         _ => text,
     };
     match r.standing() {
-        Some(Standing::Cheapest) => format!("{text}；按数字，它在这里也是最便宜的"),
+        Some(Standing::Cheapest) => format!("{text}；按数字也是最便宜的"),
         Some(Standing::CostsMore(extra)) => {
-            format!("{text}；按数字，它在这里比最便宜的方案多花 {extra}")
+            format!("{text}；按数字比最便宜的方案多花 {extra}")
         }
         None => text,
     }
