@@ -11,7 +11,6 @@ use gpufare_core::offers::import::read_catalog_file;
 use gpufare_core::scenario::document::Scenario;
 use leptos::prelude::*;
 use leptos::task::spawn_local;
-use wasm_bindgen::JsCast;
 use wasm_bindgen_futures::JsFuture;
 
 use crate::export_view::download;
@@ -82,16 +81,9 @@ fn save_catalog(
 pub fn CatalogIo(lang: ReadSignal<Lang>, scenario: RwSignal<Scenario>) -> impl IntoView {
     let report = RwSignal::new(Vec::<String>::new());
     let on_change = move |ev: leptos::ev::Event| {
-        let Some(input) = ev
-            .target()
-            .and_then(|t| t.dyn_into::<web_sys::HtmlInputElement>().ok())
-        else {
+        let Some(file) = crate::fields::take_chosen_file(&ev) else {
             return;
         };
-        let Some(file) = input.files().and_then(|f| f.get(0)) else {
-            return;
-        };
-        input.set_value("");
         spawn_local(async move {
             let name = file.name();
             let saved = crate::clock::date_of(file.last_modified());

@@ -19,8 +19,6 @@ use gpufare_core::scenario::document::Scenario;
 use leptos::prelude::*;
 use leptos::task::spawn_local;
 use rust_decimal::Decimal;
-use wasm_bindgen::JsCast;
-use wasm_bindgen_futures::JsFuture;
 
 use crate::format;
 use crate::vocab::{Label, Lang, errors, model, pick, reasons, t};
@@ -124,17 +122,9 @@ pub fn BudgetDiffView(
     });
 
     let on_change = move |ev: leptos::ev::Event| {
-        let Some(input) = ev
-            .target()
-            .and_then(|t| t.dyn_into::<web_sys::HtmlInputElement>().ok())
-        else {
+        let Some(file) = crate::fields::take_chosen_file(&ev) else {
             return;
         };
-        let Some(file) = input.files().and_then(|f| f.get(0)) else {
-            return;
-        };
-        // Choosing the same file again reads it again.
-        input.set_value("");
         if let Some(d) = details.get_untracked() {
             d.set_open(true);
         }
@@ -149,11 +139,7 @@ pub fn BudgetDiffView(
                 refuse(Shown::TooLarge);
                 return;
             }
-            let Some(text) = JsFuture::from(file.text())
-                .await
-                .ok()
-                .and_then(|v| v.as_string())
-            else {
+            let Some(text) = crate::fields::file_text(&file).await else {
                 refuse(Shown::Unreadable);
                 return;
             };

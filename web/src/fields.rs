@@ -224,3 +224,23 @@ fn lazy_view_boxed(lang: ReadSignal<Lang>, load: Loading) -> AnyView {
     })
     .into_any()
 }
+
+/// The first file chosen in a file input's change event, with the input cleared so that choosing
+/// the same file again fires again; `None` when nothing was chosen.
+pub fn take_chosen_file(ev: &leptos::ev::Event) -> Option<web_sys::File> {
+    use wasm_bindgen::JsCast;
+    let input = ev
+        .target()
+        .and_then(|t| t.dyn_into::<web_sys::HtmlInputElement>().ok())?;
+    let file = input.files().and_then(|f| f.get(0))?;
+    input.set_value("");
+    Some(file)
+}
+
+/// A file's text as the browser decodes it (UTF-8), or `None` when it cannot be read.
+pub async fn file_text(file: &web_sys::File) -> Option<String> {
+    wasm_bindgen_futures::JsFuture::from(file.text())
+        .await
+        .ok()
+        .and_then(|v| v.as_string())
+}

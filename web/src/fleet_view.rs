@@ -57,27 +57,16 @@ pub fn FleetViewer(
     let failed = RwSignal::new(false);
     let refused = RwSignal::new(None::<(String, Refusal)>);
     let on_change = move |ev: leptos::ev::Event| {
-        let Some(input) = ev
-            .target()
-            .and_then(|t| t.dyn_into::<web_sys::HtmlInputElement>().ok())
-        else {
+        let Some(file) = crate::fields::take_chosen_file(&ev) else {
             return;
         };
-        let Some(file) = input.files().and_then(|f| f.get(0)) else {
-            return;
-        };
-        input.set_value("");
         spawn_local(async move {
             let name = file.name();
             if file.size() > MAX_FLEET_BYTES {
                 refused.set(Some((name, Refusal::TooLarge)));
                 return;
             }
-            let Some(text) = JsFuture::from(file.text())
-                .await
-                .ok()
-                .and_then(|v| v.as_string())
-            else {
+            let Some(text) = crate::fields::file_text(&file).await else {
                 refused.set(Some((name, Refusal::Unreadable)));
                 return;
             };

@@ -19,7 +19,6 @@ use leptos::prelude::*;
 use leptos::task::spawn_local;
 use std::sync::Arc;
 use wasm_bindgen::JsCast;
-use wasm_bindgen_futures::JsFuture;
 
 use crate::fields::HeaderRow;
 use crate::format::{number, percent};
@@ -74,11 +73,7 @@ async fn read_files(
             new_errors.push((name, LoadError::TooLarge));
             continue;
         }
-        let Some(text) = JsFuture::from(file.text())
-            .await
-            .ok()
-            .and_then(|v| v.as_string())
-        else {
+        let Some(text) = crate::fields::file_text(&file).await else {
             new_errors.push((name, LoadError::Unreadable));
             continue;
         };

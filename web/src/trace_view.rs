@@ -14,8 +14,6 @@ use gpufare_core::offers::trace::{MAX_TRACE_BYTES, Trace, TraceError, TraceStats
 use gpufare_core::scenario::document::Scenario;
 use leptos::prelude::*;
 use leptos::task::spawn_local;
-use wasm_bindgen::JsCast;
-use wasm_bindgen_futures::JsFuture;
 
 use crate::fields::{Disclosure, HeaderRow, lazy_view};
 use crate::format::{self, hours_fine, percent};
@@ -73,10 +71,8 @@ async fn read_trace(file: web_sys::File) -> Result<Trace, Refusal> {
             max: MAX_TRACE_BYTES,
         }));
     }
-    let text = JsFuture::from(file.text())
+    let text = crate::fields::file_text(&file)
         .await
-        .ok()
-        .and_then(|v| v.as_string())
         .ok_or(Refusal::Unreadable)?;
     parse_trace(&file.name(), &text).map_err(Refusal::Trace)
 }
@@ -137,17 +133,9 @@ fn traces_body(
         })
     });
     let attach = move |id: String, ev: leptos::ev::Event| {
-        let Some(input) = ev
-            .target()
-            .and_then(|t| t.dyn_into::<web_sys::HtmlInputElement>().ok())
-        else {
+        let Some(file) = crate::fields::take_chosen_file(&ev) else {
             return;
         };
-        let Some(file) = input.files().and_then(|l| l.get(0)) else {
-            return;
-        };
-        // Cleared, so that choosing the same file again is read again.
-        input.set_value("");
         spawn_local(async move {
             let name = file.name();
             match read_trace(file).await {
