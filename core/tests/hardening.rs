@@ -113,6 +113,7 @@ fn a_scenario_with_impossible_measured_figures_is_refused_by_name() {
             visible_vram_gib: Some(0.0),
             slowdown: None,
             io: None,
+            neighbour_load: None,
         });
     let text = serde_json::to_string(&scenario).unwrap();
     match parse_scenario(&text) {

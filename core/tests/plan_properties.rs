@@ -73,6 +73,7 @@ prop_compose! {
             interruptible: true,
             spot_policy: None,
             max_queue_hours: None,
+            neighbour_load: None,
             value_of_time_per_hour: Decimal::from(vot),
             budget: None,
             service: None,

@@ -7,6 +7,7 @@ use gpufare_core::numbers::rng::Stream;
 use gpufare_core::offers::billing::BillingMode;
 use gpufare_core::offers::catalog::Catalog;
 use gpufare_core::offers::default::default_catalog;
+use gpufare_core::offers::queue::{Queue, QueueSource};
 use gpufare_core::offers::tenancy::{Slowdown, SlowdownSource};
 use gpufare_core::offers::trace::parse_trace;
 use gpufare_core::plan::job::{Capacity, Poisson, Rule};
@@ -80,8 +81,7 @@ fn the_monte_carlo_meets_the_closed_form_within_its_sampling_error() {
         // Longer protection than segments, a queue with a share of starts that find capacity.
         TimeInputs {
             slowdown: slowdown(1.03, 1.08),
-            queue_mean_hours: 0.4,
-            start_available: 0.3,
+            queue: Queue::exponential(0.3, 0.4),
             ..gapped(job(7.3, 3, 0.8, 2.0, Some((0.5, 0.1))), 0.8)
         },
         // Protection shorter than the restart.
@@ -205,7 +205,7 @@ fn no_protection_and_held_machines_price_as_without_the_field() {
     for checkpoint in [None, Some((0.5, 0.1))] {
         let held = TimeInputs {
             queue_every_run: false,
-            queue_mean_hours: 0.3,
+            queue: Queue::log_normal(0.4, 0.1, 1.5, QueueSource::Offer),
             gap_mean_hours: 1.0,
             ..job(5.0, 3, 0.6, 2.0, checkpoint)
         };
@@ -267,8 +267,7 @@ fn every_start_is_protected_and_the_clock_runs_after() {
     let waits = [1.0; 1];
     let (mut sum, n) = (0.0, 20_000);
     for trial in 0..n {
-        let mut c =
-            Poisson::new(0.5, 1.0, 0.0, 0.0, &waits, Stream::trial_of(7, trial)).protected(1.5);
+        let mut c = Poisson::new(0.5, 1.0, 0.0, &waits, Stream::trial_of(7, trial)).protected(1.5);
         c.wait(0);
         let first = c.window();
         assert!(first > 1.5);
@@ -356,7 +355,7 @@ fn policies_do_not_count_a_preemption_that_protection_absorbs() {
     let t = trace(3600, &[1, 0, 1, 1, 1, 1, 1, 1, 1, 1]);
     let od = FallbackPlan {
         run_hours: 4.0,
-        queue_mean_hours: 0.0,
+        queue: Queue::none(),
     };
     let four = job(4.0, 1, 0.0, 0.0, Some((1.0, 0.1)));
     let shielded = TimeInputs {

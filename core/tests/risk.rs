@@ -341,7 +341,7 @@ mod properties {
             // Staying must finish in reasonable time for the trials to end (a job that never does
             // is the closed form's business).
             prop_assume!(expect(&inputs).wall_hours() < 500.0);
-            let fallback = FallbackPlan { run_hours: work, queue_mean_hours: 0.0 };
+            let fallback = FallbackPlan { run_hours: work, queue: gpufare_core::offers::queue::Queue::none() };
             let draws = Draws::new(seed, 200, 1);
             let stay = simulate_policy(&inputs, &draws, seed, "p", Rule::Stay, None);
             let moved = simulate_policy(&inputs, &draws, seed, "p", Rule::AfterPreemptions(n), Some(&fallback));

@@ -70,6 +70,8 @@ pub fn fleet_factors(r: &FleetReport) -> Vec<MeasuredFactors> {
                 visible_vram_gib,
                 slowdown,
                 io,
+                // A fleet's utilisation is its own jobs' work, not neighbours'.
+                neighbour_load: None,
             })
         })
         .collect()

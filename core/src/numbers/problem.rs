@@ -112,6 +112,12 @@ pub enum Problem {
         /// The closest known name, when one is close.
         suggestion: Option<String>,
     },
+    /// A field needed because another one was given (a queue's spread needs its median).
+    #[error("is required when {other} is given")]
+    RequiredWith {
+        /// The field that needs it.
+        other: String,
+    },
     /// An estimate flag that contradicts the stated evidence.
     #[error("an estimated price has evidence \"estimate\", and only an estimated one")]
     EstimateEvidence,
@@ -133,6 +139,7 @@ impl Problem {
             Problem::UnknownPlace { .. } => "unknown_place",
             Problem::NewerVersion { .. } => "newer_version",
             Problem::BelowOther { .. } => "below_other",
+            Problem::RequiredWith { .. } => "required_with",
             Problem::ReservedTerm => "reserved_term",
             Problem::MeteredGranularity => "metered_granularity",
             Problem::DedicatedWhole => "dedicated_whole",

@@ -122,7 +122,7 @@ pub fn parse_catalog_json(text: &str) -> Result<Catalog, CatalogError> {
 }
 
 /// The fields of an offer in the JSON form (the interruption fields are written flat).
-pub const OFFER_FIELDS: [&str; 42] = [
+pub const OFFER_FIELDS: [&str; 49] = [
     "id",
     "provider",
     "region",
@@ -132,6 +132,9 @@ pub const OFFER_FIELDS: [&str; 42] = [
     "tenancy",
     "gpu_fraction",
     "mig_profile",
+    "neighbour_load",
+    "neighbour_load_measured",
+    "compute_capped",
     "vram_gib",
     "vcpu",
     "ram_gib",
@@ -154,6 +157,10 @@ pub const OFFER_FIELDS: [&str; 42] = [
     "trace",
     "fallback",
     "queue_wait_hours",
+    "queue_p0",
+    "queue_median_hours",
+    "queue_sigma",
+    "queue_trace",
     "storage_per_gb_month",
     "egress_per_gb",
     "system_disk_per_month",
@@ -168,10 +175,11 @@ pub const OFFER_FIELDS: [&str; 42] = [
 ];
 
 /// The fields of the objects nested in an offer.
-const NESTED_FIELDS: [(&str, &[&str]); 3] = [
+const NESTED_FIELDS: [(&str, &[&str]); 4] = [
     ("region", &["id", "name", "class", "rtt_ms"]),
     ("slowdown", &["median", "p99", "source"]),
     ("io", &["disk_read_mb_s", "download_mbit_s"]),
+    ("queue_trace", &["name", "starts", "waits_hours", "fitted"]),
 ];
 
 /// Refuses, by name, a field the catalog format does not have (serde would ignore it, so a typo
@@ -260,6 +268,7 @@ mod tests {
             let def = match name {
                 "region" => "Region",
                 "slowdown" => "SlowdownOverride",
+                "queue_trace" => "QueueTrace",
                 _ => "IoRates",
             };
             let mut ours: Vec<String> = known.iter().map(|s| (*s).to_owned()).collect();

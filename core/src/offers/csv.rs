@@ -22,7 +22,7 @@ use crate::offers::tenancy::Tenancy;
 use crate::offers::validate::validate_offer;
 
 /// The column order of our CSV format.
-pub const CSV_COLUMNS: [&str; 43] = [
+pub const CSV_COLUMNS: [&str; 48] = [
     "id",
     "provider",
     "region",
@@ -35,6 +35,8 @@ pub const CSV_COLUMNS: [&str; 43] = [
     "tenancy",
     "gpu_fraction",
     "mig_profile",
+    "neighbour_load",
+    "compute_capped",
     "vram_gib",
     "vcpu",
     "ram_gib",
@@ -57,6 +59,9 @@ pub const CSV_COLUMNS: [&str; 43] = [
     "trace",
     "fallback",
     "queue_wait_hours",
+    "queue_p0",
+    "queue_median_hours",
+    "queue_sigma",
     "storage_per_gb_month",
     "egress_per_gb",
     "system_disk_per_month",
@@ -177,7 +182,7 @@ pub fn catalog_to_csv(catalog: &Catalog) -> String {
         let opt = |v: Option<String>| v.unwrap_or_default();
         let security: Vec<&str> = o.security.iter().map(|c| c.id()).collect();
         let i = &o.interruptions;
-        let row: [String; 43] = [
+        let row: [String; 48] = [
             o.id.clone(),
             o.provider.clone(),
             o.region.id.clone(),
@@ -190,6 +195,12 @@ pub fn catalog_to_csv(catalog: &Catalog) -> String {
             o.tenancy.id().to_owned(),
             o.gpu_fraction.to_string(),
             opt(o.mig_profile.clone()),
+            opt(o.neighbour_load.map(|v| v.to_string())),
+            if o.compute_capped {
+                "true".to_owned()
+            } else {
+                String::new()
+            },
             o.vram_gib.to_string(),
             opt(o.vcpu.map(|v| v.to_string())),
             opt(o.ram_gib.map(|v| v.to_string())),
@@ -212,6 +223,9 @@ pub fn catalog_to_csv(catalog: &Catalog) -> String {
             opt(i.trace.clone()),
             opt(i.fallback.clone()),
             opt(o.queue_wait_hours.map(|v| v.to_string())),
+            opt(o.queue_p0.map(|v| v.to_string())),
+            opt(o.queue_median_hours.map(|v| v.to_string())),
+            opt(o.queue_sigma.map(|v| v.to_string())),
             o.storage_per_gb_month.to_string(),
             o.egress_per_gb.to_string(),
             o.system_disk_per_month.to_string(),
@@ -280,13 +294,16 @@ fn offer_from_fields<'a>(
     {
         security.push(one_of!("security", item, SecurityControl::from_id, id));
     }
-    let v = get("estimate").unwrap_or("false");
-    let flag = match v {
-        "true" | "yes" | "1" => Some(true),
-        "false" | "no" | "0" => Some(false),
-        _ => None,
+    let flag = |field: &str| {
+        let v = get(field).unwrap_or("false");
+        let parsed = match v {
+            "true" | "yes" | "1" => Some(true),
+            "false" | "no" | "0" => Some(false),
+            _ => None,
+        };
+        named(line, field, v, parsed, &["true", "false"])
     };
-    let estimate = named(line, "estimate", v, flag, &["true", "false"])?;
+    let estimate = flag("estimate")?;
     let price_evidence = match get("price_evidence") {
         None => None,
         Some(v) => Some(one_of!("price_evidence", v, PriceEvidence::from_id, id)),
@@ -316,6 +333,9 @@ fn offer_from_fields<'a>(
         tenancy,
         gpu_fraction,
         mig_profile,
+        neighbour_load: float("neighbour_load")?,
+        neighbour_load_measured: false,
+        compute_capped: flag("compute_capped")?,
         vram_gib: float("vram_gib")?.unwrap_or(0.0),
         vcpu: whole("vcpu")?,
         ram_gib: float("ram_gib")?,
@@ -340,6 +360,10 @@ fn offer_from_fields<'a>(
             fallback: get("fallback").map(str::to_owned),
         },
         queue_wait_hours: float("queue_wait_hours")?,
+        queue_p0: float("queue_p0")?,
+        queue_median_hours: float("queue_median_hours")?,
+        queue_sigma: float("queue_sigma")?,
+        queue_trace: None,
         storage_per_gb_month: decimal("storage_per_gb_month")?.unwrap_or_default(),
         egress_per_gb: decimal("egress_per_gb")?.unwrap_or_default(),
         system_disk_per_month: decimal("system_disk_per_month")?.unwrap_or_default(),

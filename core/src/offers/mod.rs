@@ -12,6 +12,7 @@ pub mod interruption;
 pub mod latency;
 pub mod offer;
 pub mod places;
+pub mod queue;
 pub mod quote;
 pub mod rent;
 pub mod skypilot;

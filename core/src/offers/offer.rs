@@ -10,7 +10,7 @@ use serde::{Deserialize, Serialize};
 use crate::numbers::money::Currency;
 use crate::offers::billing::{BillingMode, Granularity};
 use crate::offers::interruption::Interruptions;
-use crate::offers::tenancy::{SlowdownOverride, Tenancy};
+use crate::offers::tenancy::{LoadSource, NeighbourLoad, SlowdownOverride, Tenancy};
 
 /// How close a region is to the user, which drives latency.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
@@ -161,6 +161,19 @@ pub struct Offer {
     /// compute share comes from its SMs and its bandwidth share from its memory slices.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub mig_profile: Option<String>,
+    /// How busy the neighbours on a time-shared card are, 0-1 (1, the default: always busy).
+    /// Time slicing, uncapped MPS, best-effort vGPU and uncapped memory-capped containers give
+    /// a tenant what the neighbours leave (see `plan::sharing`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub neighbour_load: Option<f64>,
+    /// True when `neighbour_load` was measured (a probe profile's GPU utilisation before any load
+    /// of ours): it then beats the task's value.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub neighbour_load_measured: bool,
+    /// True when the share's compute is capped at `gpu_fraction` (MPS with an active-thread
+    /// limit, a container with a compute limit): it never gets more, however idle the card.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub compute_capped: bool,
     /// VRAM visible per GPU or slice, GiB.
     #[schemars(range(min = 0, max = 4096))]
     pub vram_gib: f64,
@@ -196,9 +209,25 @@ pub struct Offer {
     /// absent); written as fields of the offer itself.
     #[serde(flatten)]
     pub interruptions: Interruptions,
-    /// Expected wait before a job starts, hours (0 when absent).
+    /// Mean wait before a job starts, hours (0 when absent); spread with the pool kind's fitted
+    /// shape unless `queue_median_hours` states the shape (see `offers::queue`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub queue_wait_hours: Option<f64>,
+    /// Probability a start finds capacity at once, 0-1 (with `queue_median_hours`; the pool
+    /// kind's fitted value when absent).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub queue_p0: Option<f64>,
+    /// Median wait of a start that does not find capacity at once, hours: states the queue's
+    /// shape (takes precedence over `queue_wait_hours`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub queue_median_hours: Option<f64>,
+    /// Spread of ln(wait) of such a start (the pool kind's fitted value when absent), 0-5.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub queue_sigma: Option<f64>,
+    /// Waits measured on this pool (a queue trace attached to the offer): drawn from, in place of
+    /// every queue field above.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub queue_trace: Option<crate::offers::queue::QueueTrace>,
     /// Data storage per GB-month, billed while stopped too.
     #[schemars(with = "String")]
     pub storage_per_gb_month: Decimal,
@@ -254,6 +283,45 @@ impl Offer {
         }
     }
 
+    /// The run-time multiplier this offer runs with, against its nominal share, and the
+    /// neighbours' load behind it: a typed or measured override as given; else a work-conserving
+    /// tenancy's sharing model at the neighbours' load (measured on the offer, else the task's
+    /// `task_load`, else the row's, else always busy); else the tenancy's default.
+    pub fn slowdown_with(
+        &self,
+        task_load: Option<f64>,
+    ) -> (crate::offers::tenancy::Slowdown, Option<NeighbourLoad>) {
+        use crate::offers::tenancy::Slowdown;
+        if let Some(o) = &self.slowdown {
+            return (Slowdown::for_offer(self.tenancy, Some(o)), None);
+        }
+        let Some(sharing) = self.tenancy.sharing() else {
+            return (self.tenancy.default_slowdown(), None);
+        };
+        let load = match (self.neighbour_load, self.neighbour_load_measured, task_load) {
+            (Some(l), true, _) => NeighbourLoad {
+                load: l,
+                source: LoadSource::Measured,
+            },
+            (_, _, Some(l)) => NeighbourLoad {
+                load: l,
+                source: LoadSource::Task,
+            },
+            (Some(l), false, None) => NeighbourLoad {
+                load: l,
+                source: LoadSource::Offer,
+            },
+            (None, _, None) => NeighbourLoad {
+                load: 1.0,
+                source: LoadSource::Default,
+            },
+        };
+        (
+            sharing.slowdown(self.gpu_fraction, load.load, self.compute_capped),
+            Some(load),
+        )
+    }
+
     /// The date of the price, when `as_of` holds one (validated offers always do).
     pub fn price_date(&self) -> Option<crate::numbers::date::PriceDate> {
         crate::numbers::date::PriceDate::parse(&self.as_of).ok()
@@ -278,6 +346,9 @@ impl Offer {
             tenancy: Tenancy::Dedicated,
             gpu_fraction: 1.0,
             mig_profile: None,
+            neighbour_load: None,
+            neighbour_load_measured: false,
+            compute_capped: false,
             vram_gib: 0.0,
             vcpu: None,
             ram_gib: None,
@@ -290,6 +361,10 @@ impl Offer {
             minimum_minutes: None,
             interruptions: Interruptions::default(),
             queue_wait_hours: None,
+            queue_p0: None,
+            queue_median_hours: None,
+            queue_sigma: None,
+            queue_trace: None,
             storage_per_gb_month: Decimal::ZERO,
             egress_per_gb: Decimal::ZERO,
             system_disk_per_month: Decimal::ZERO,

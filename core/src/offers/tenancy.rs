@@ -81,16 +81,17 @@ impl Tenancy {
         !matches!(self, Tenancy::TimeSliced)
     }
 
-    /// The default run-time multiplier distribution (an assumption; see the module docs).
+    /// The default run-time multiplier distribution against the nominal share, with the
+    /// neighbours always busy (the cautious default; see the module docs). A work-conserving
+    /// tenancy's is its [`Sharing`] model at full load.
     pub fn default_slowdown(self) -> Slowdown {
+        if let Some(s) = self.sharing() {
+            return s.slowdown(1.0, 1.0, false);
+        }
         let (median, p99) = match self {
-            Tenancy::Dedicated => (1.00, 1.03),
             Tenancy::Mig => (1.03, 1.08),
-            Tenancy::Vgpu => (1.06, 1.35),
-            Tenancy::TimeSliced => (1.15, 1.70),
-            Tenancy::Mps => (1.08, 1.30),
-            Tenancy::MemCappedContainer => (1.12, 1.60),
             Tenancy::MarketplaceHost => (1.05, 1.50),
+            _ => (1.00, 1.03),
         };
         Slowdown {
             median,
@@ -98,6 +99,122 @@ impl Tenancy {
             source: SlowdownSource::Assumed,
         }
     }
+
+    /// How a work-conserving tenancy shares the card (time slicing, MPS, best-effort vGPU, a
+    /// memory-capped container): `None` for a partitioned or whole card. The figures are
+    /// `core/data/tenancy-fit.csv`, written by `core/data/derive_tenancy.py`: the exponent and
+    /// spread fitted to Tally's 12 A100 pairs (time slicing; MPS), the overheads from the
+    /// published measurements in the module docs; vGPU and containers time-slice as time slicing
+    /// does (an assumption), with their solo costs (VMware's vGPU at 94.4-100 % of bare metal;
+    /// HAMi's 1-3 % alone).
+    pub fn sharing(self) -> Option<Sharing> {
+        let time_sliced = Sharing {
+            gamma: 1.138,
+            sigma: 0.152,
+            overhead: 0.1304,
+            solo_cost: 0.0,
+        };
+        match self {
+            Tenancy::TimeSliced => Some(time_sliced),
+            Tenancy::Mps => Some(Sharing {
+                gamma: 3.298,
+                sigma: 0.093,
+                overhead: 0.0741,
+                solo_cost: 0.0,
+            }),
+            Tenancy::Vgpu => Some(Sharing {
+                overhead: 0.03,
+                solo_cost: 0.03,
+                ..time_sliced
+            }),
+            Tenancy::MemCappedContainer => Some(Sharing {
+                overhead: 0.1071,
+                solo_cost: 0.02,
+                ..time_sliced
+            }),
+            Tenancy::Dedicated | Tenancy::Mig | Tenancy::MarketplaceHost => None,
+        }
+    }
+}
+
+/// Work-conserving sharing: a tenant gets what the neighbours leave, not a fixed fraction. Its
+/// speed, as a share of the whole card alone, is
+/// `v = max(f, 1 - L^gamma) x (1 - overhead x L) x (1 - solo_cost)`, with `f` its nominal share
+/// and `L` the neighbours' load (0 idle .. 1 always busy); a share whose compute is capped gets
+/// `f` at most. The run-level slowdown against the nominal share is log-normal with median `f / v`
+/// (below 1 when the neighbours leave more than the nominal share) and spread `sigma`.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct Sharing {
+    /// How the neighbours' load turns into lost capacity: 1 - L^gamma is left over.
+    pub gamma: f64,
+    /// Log-normal spread of the slowdown around the model (workload to workload).
+    pub sigma: f64,
+    /// Share of speed lost to switching between tenants with the neighbours always busy.
+    pub overhead: f64,
+    /// Share of speed lost alone (the sharing layer's own cost).
+    pub solo_cost: f64,
+}
+
+impl Sharing {
+    /// The tenant's speed as a share of the whole card alone.
+    pub fn speed(&self, nominal: f64, load: f64, capped: bool) -> f64 {
+        let nominal = nominal.clamp(0.0, 1.0);
+        let load = if load.is_finite() {
+            load.clamp(0.0, 1.0)
+        } else {
+            1.0
+        };
+        let left = if capped {
+            nominal
+        } else {
+            nominal.max(1.0 - libm::pow(load, self.gamma))
+        };
+        left * (1.0 - self.overhead * load) * (1.0 - self.solo_cost)
+    }
+
+    /// The run-level slowdown against the nominal share.
+    pub fn slowdown(&self, nominal: f64, load: f64, capped: bool) -> Slowdown {
+        // Rounded to 6 decimals: the figures travel through JSON (between Web Workers) and read
+        // back to the bit.
+        let r6 = |x: f64| libm::round(x * 1e6) / 1e6;
+        let v = self.speed(nominal, load, capped);
+        let median = if v > 0.0 { r6(nominal / v) } else { 1.0 };
+        Slowdown {
+            median,
+            p99: r6(median * libm::exp(Z_P99 * self.sigma)),
+            source: SlowdownSource::Assumed,
+        }
+    }
+}
+
+/// Where the neighbours' load an offer is priced with comes from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum LoadSource {
+    /// Always busy: the cautious default when nothing is known.
+    Default,
+    /// The offer's `neighbour_load`.
+    Offer,
+    /// The task's `neighbour_load` (the user's value for every time-shared offer).
+    Task,
+    /// A probe profile's GPU utilisation before any load of ours, on this kind of offer.
+    Measured,
+}
+
+identifiers!(LoadSource {
+    Default => "default",
+    Offer => "offer",
+    Task => "task",
+    Measured => "measured",
+});
+
+/// The neighbours' load an offer was priced with, and where it comes from.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct NeighbourLoad {
+    /// Share of the time the neighbours keep the card busy, 0-1.
+    pub load: f64,
+    /// Where it comes from.
+    pub source: LoadSource,
 }
 
 /// The share of a card Tally's busy neighbour held (about half); a time-shared tenant with a

@@ -69,6 +69,33 @@ pub fn validate_offer(o: &Offer) -> Result<(), FieldError> {
     {
         return fail("queue_wait_hours", range(0.0, 10_000.0));
     }
+    for (field, value, max) in [
+        ("queue_p0", o.queue_p0, 1.0),
+        ("queue_median_hours", o.queue_median_hours, 8_760.0),
+        ("queue_sigma", o.queue_sigma, 5.0),
+        ("neighbour_load", o.neighbour_load, 1.0),
+    ] {
+        if let Some(v) = value
+            && !(v.is_finite() && (0.0..=max).contains(&v))
+        {
+            return fail(field, range(0.0, max));
+        }
+    }
+    if let Some(t) = &o.queue_trace {
+        t.validate()?;
+    }
+    // The shape of a queue needs its median: a start-at-once share or a spread alone says
+    // nothing of how long the rest wait.
+    for (field, value) in [("queue_p0", o.queue_p0), ("queue_sigma", o.queue_sigma)] {
+        if value.is_some() && o.queue_median_hours.is_none() {
+            return fail(
+                "queue_median_hours",
+                Problem::RequiredWith {
+                    other: field.to_owned(),
+                },
+            );
+        }
+    }
     if o.billing_mode == BillingMode::Reserved && !matches!(o.term_months, Some(1..=120)) {
         return fail("term_months", Problem::ReservedTerm);
     }

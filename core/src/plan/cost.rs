@@ -19,8 +19,9 @@ use crate::hardware::gpu::find_gpu;
 use crate::numbers::money::dec;
 use crate::offers::billing::HOURS_PER_MONTH;
 use crate::offers::offer::Offer;
+use crate::offers::queue::Queue;
 use crate::offers::rent::{OfferRent, rent_in_offer_currency, term_hours, term_price};
-use crate::offers::tenancy::{LATENCY_REFERENCE_SHARE, Slowdown, SlowdownSource};
+use crate::offers::tenancy::{LATENCY_REFERENCE_SHARE, NeighbourLoad, Slowdown, SlowdownSource};
 use crate::plan::context::{Context, round4};
 use crate::plan::feasibility::{self, Needs, fmt1};
 use crate::plan::job::Rule;
@@ -94,6 +95,8 @@ pub fn evaluate_parts(
         hours_p90: round4(time.p90),
         running_hours_expected: round4(expected.running_hours),
         queue_hours_expected: round4(expected.queue_hours),
+        queue_hours: time.inputs.queue.summary(),
+        neighbour_load: work.neighbour_load,
         rework_hours_expected: round4(expected.rework_hours),
         interruptions_expected: round4(expected.interruptions),
         deadline_miss_probability: time.miss.map(round4),
@@ -124,6 +127,8 @@ pub struct Work {
     pub io_hours: Option<f64>,
     /// The run-time multiplier of the offer's tenancy, or its measured or given override.
     pub slowdown: Slowdown,
+    /// The neighbours' load behind the multiplier, for a work-conserving tenancy.
+    pub neighbour_load: Option<NeighbourLoad>,
 }
 
 /// Step 2a: the work per run on `offer`. Measured IO: reads overlap the GPU work (a run lasts as
@@ -174,11 +179,13 @@ fn work_at_speed(ctx: &Context<'_>, offer: &Offer, speed: f64, flags: &mut Vec<R
                 ),
         );
     }
+    let (slowdown, neighbour_load) = offer.slowdown_with(task.neighbour_load);
     Work {
         speed,
         compute_hours,
         io_hours,
-        slowdown: Slowdown::for_offer(offer.tenancy, offer.slowdown.as_ref()),
+        slowdown,
+        neighbour_load,
     }
 }
 
@@ -388,12 +395,16 @@ pub fn time_inputs(ctx: &Context<'_>, offer: &Offer, work: &Work) -> TimeInputs 
         gap_mean_hours: i.gap_hours(),
         saves_on_notice: notice_saves(i.notice_hours(), task.checkpoint.as_ref()),
         checkpoint: task.checkpoint,
-        queue_mean_hours: offer.queue_wait_hours.unwrap_or(0.0),
+        queue: Queue::of_offer(offer),
         queue_every_run: offer.billing_mode.is_metered(),
-        start_available: 0.0,
         protection_hours: i.protection(),
     };
     match ctx.trace_for(offer) {
+        // A measured queue trace says more of the start waits than a preemption trace.
+        Some(t) if offer.queue_trace.is_some() => TimeInputs {
+            queue: inputs.queue,
+            ..inputs.fitted_to(&t.trace.stats().fitted)
+        },
         Some(t) => inputs.fitted_to(&t.trace.stats().fitted),
         None => inputs,
     }
@@ -528,7 +539,7 @@ impl<'c, 'a> Pricer<'c, 'a> {
                 wall - if inputs.queue_every_run {
                     0.0
                 } else {
-                    inputs.queue_mean_hours.min(wall)
+                    inputs.queue_mean_hours().min(wall)
                 }
             }
         }
@@ -760,7 +771,7 @@ impl<'c, 'a> SweepOffer<'c, 'a> {
         let b = self.bound.as_ref()?;
         let runs = f64::from(inputs.runs);
         let running = runs * inputs.run_hours * inputs.slowdown.mean() * 0.999;
-        let queue = inputs.queue_mean_hours * if inputs.queue_every_run { runs } else { 1.0 };
+        let queue = inputs.queue_mean_hours() * if inputs.queue_every_run { runs } else { 1.0 };
         let wall = queue + running;
         let usable = |h: f64| h.is_finite() && (0.0..BOUNDED_HOURS).contains(&h);
         if !(usable(running) && usable(queue) && usable(wall)) {

@@ -7,6 +7,7 @@
 //! need. What depends on time (a deadline, a latency target, interruptions that never let the
 //! work finish) is judged after the time model, in [`crate::plan::cost`].
 
+use crate::offers::queue::Queue;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
@@ -63,7 +64,7 @@ pub struct Needs {
     pub sensitivity: Sensitivity,
     /// Whether the job tolerates interruptions (spot).
     pub interruptible: bool,
-    /// The longest expected queue wait the job accepts, hours.
+    /// The longest queue wait the job accepts at the 90th percentile, hours.
     pub max_queue_hours: Option<f64>,
 }
 
@@ -186,7 +187,8 @@ pub fn check(needs: &Needs, offer: &Offer) -> Feasibility {
     if offer.billing_mode == BillingMode::Spot && !needs.interruptible {
         vetoes.push(Reason::new(RuleId::InterruptionsNotTolerated));
     }
-    let queue = offer.queue_wait_hours.unwrap_or(0.0);
+    // A queue is "at once, or a long while": its mean hides both; the P90 is the wait to plan for.
+    let queue = Queue::of_offer(offer).quantile_hours(0.9);
     if let Some(max) = needs.max_queue_hours
         && queue > max
     {

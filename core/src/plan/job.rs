@@ -316,8 +316,8 @@ impl Iterator for Bits {
 }
 
 /// Capacity lost at random: preemptions a Poisson process in running time at `rate` per hour,
-/// exponential gaps with mean `gap_mean`, and start waits from the plan's shared draws (zero with
-/// probability `available`, else exponential with mean `wait_mean / (1 - available)`). With a
+/// exponential gaps with mean `gap_mean`, and start waits from the plan's shared draws (hours,
+/// one per run, drawn from the offer's queue). With a
 /// protection period ([`Poisson::protected`]) the preemption clock of each instance runs only
 /// after its first hours; the process being memoryless, the exposure still to run is drawn as
 /// before, so without protection the draws, and every figure, are what they always were.
@@ -325,7 +325,6 @@ pub struct Poisson<'a> {
     rate: f64,
     gap_mean: f64,
     wait_mean: f64,
-    available: f64,
     waits: &'a [f64],
     stream: Ahead,
     /// Exposed running hours left before the next preemption, once drawn.
@@ -337,12 +336,12 @@ pub struct Poisson<'a> {
 }
 
 impl<'a> Poisson<'a> {
-    /// Random capacity for one trial: `waits` holds one exponential draw per run.
+    /// Random capacity for one trial: `waits` holds one wait per run, hours (a run past them
+    /// waits the mean, `wait_mean`).
     pub fn new(
         rate: f64,
         gap_mean: f64,
         wait_mean: f64,
-        available: f64,
         waits: &'a [f64],
         stream: Stream,
     ) -> Poisson<'a> {
@@ -350,7 +349,6 @@ impl<'a> Poisson<'a> {
             rate,
             gap_mean,
             wait_mean,
-            available,
             waits,
             stream: Ahead::new(stream),
             pending: None,
@@ -427,14 +425,7 @@ impl Capacity for Poisson<'_> {
         if self.wait_mean <= 0.0 {
             return 0.0;
         }
-        let draw = self.waits.get(run).copied().unwrap_or(1.0);
-        if self.available > 0.0 {
-            if self.stream.uniform() <= self.available {
-                return 0.0;
-            }
-            return self.wait_mean / (1.0 - self.available).max(1e-12) * draw;
-        }
-        self.wait_mean * draw
+        self.waits.get(run).copied().unwrap_or(self.wait_mean)
     }
 }
 
@@ -533,8 +524,7 @@ mod tests {
                 queue_hours: 0.45,
             };
             let rate = 0.05 + (trial % 7) as f64 * 0.15;
-            let capacity =
-                || Poisson::new(rate, 1.5, 0.4, 0.0, &waits, Stream::trial_of(99, trial));
+            let capacity = || Poisson::new(rate, 1.5, 0.4, &waits, Stream::trial_of(99, trial));
             let mut together = [Outcome::default(); 6];
             run_job_rules(
                 &job,

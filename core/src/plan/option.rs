@@ -8,7 +8,8 @@ use crate::numbers::money::Money;
 use crate::offers::billing::BillingMode;
 use crate::offers::latency::RoundTrip;
 use crate::offers::offer::{Offer, PriceEvidence, RegionClass};
-use crate::offers::tenancy::{LatencyFactor, Slowdown, Tenancy};
+use crate::offers::queue::QueueHours;
+use crate::offers::tenancy::{LatencyFactor, NeighbourLoad, Slowdown, Tenancy};
 use crate::plan::feasibility::VramFit;
 use crate::plan::reason::Reason;
 use crate::plan::risk::Risk;
@@ -53,8 +54,14 @@ pub struct OptionResult {
     pub hours_p90: f64,
     /// Expected running hours, rework included (what metered billing charges).
     pub running_hours_expected: f64,
-    /// Expected queue hours.
+    /// Expected queue hours (all the task's starts).
     pub queue_hours_expected: f64,
+    /// The wait before one start: P50, P90, P99, mean and where the queue comes from.
+    pub queue_hours: QueueHours,
+    /// The neighbours' load the slowdown was worked out with, for a work-conserving tenancy
+    /// without a typed or measured slowdown.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub neighbour_load: Option<NeighbourLoad>,
     /// Expected hours lost to interruptions.
     pub rework_hours_expected: f64,
     /// Expected interruptions.

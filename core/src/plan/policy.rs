@@ -205,7 +205,7 @@ fn assess(
     let inputs = &time.inputs;
     let plan = fallback.as_ref().map(|(_, _, t)| FallbackPlan {
         run_hours: t.inputs.run_hours * t.inputs.slowdown.mean(),
-        queue_mean_hours: t.inputs.queue_mean_hours,
+        queue: t.inputs.queue,
     });
     let candidates = candidates(task, fallback.is_some());
     let moving = moving_rules(task, &candidates);
@@ -427,7 +427,7 @@ pub fn policy_walks(ctx: &Context<'_>) -> Vec<PolicyWalk> {
                 rules,
                 fallback: FallbackPlan {
                     run_hours: t.run_hours * t.slowdown.mean(),
-                    queue_mean_hours: t.queue_mean_hours,
+                    queue: t.queue,
                 },
             })
         })

@@ -264,7 +264,7 @@ impl Reason {
                 "interruptions come faster than the work can finish; add checkpoints".to_owned()
             }
             RuleId::QueueTooLong => format!(
-                "expected queue wait {} h exceeds the accepted {} h",
+                "one start in ten waits {} h or more in the queue (P90), over the accepted {} h",
                 p("queue_hours"),
                 p("max_hours")
             ),

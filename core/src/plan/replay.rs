@@ -259,8 +259,8 @@ pub fn replay(
     };
     let fallback = fallback.map(|f| Fallback {
         run_hours: f.run_hours,
-        queue_mean_hours: f.queue_mean_hours,
-        queue_hours: f.queue_mean_hours,
+        queue_mean_hours: f.queue.mean_hours(),
+        queue_hours: f.queue.mean_hours(),
     });
     let job = Job {
         works: &works,
@@ -508,7 +508,7 @@ mod tests {
         let t = trace(3600, &[1, 1, 1, 0, 1, 1, 1, 1, 1, 1]);
         let od = FallbackPlan {
             run_hours: 4.0,
-            queue_mean_hours: 0.0,
+            queue: crate::offers::queue::Queue::none(),
         };
         let sim = replay(
             &t,

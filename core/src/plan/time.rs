@@ -15,8 +15,8 @@
 //! unchecked jobs on spot. When the notice before a preemption is long enough to write a
 //! checkpoint, no work is lost: a run of x takes x e^{λr} hours of running with λ x e^{λr}
 //! failures. Every failure adds a gap: the expected wall-clock time is queue + running + F g.
-//! A queue wait with the offer's mean comes before each run on metered offers and once for
-//! subscriptions.
+//! A queue wait (see `offers::queue`: at once, or log-normal) comes before each run on metered
+//! offers and once for subscriptions.
 //!
 //! An offer may promise a protection period P after each start of an instance, in which it is
 //! never preempted; the preemption clock runs only after it. Every run on a metered offer starts
@@ -33,6 +33,7 @@ use std::sync::{Arc, Mutex, OnceLock};
 use crate::numbers::parallel;
 use crate::numbers::rng::Stream;
 use crate::numbers::stats::{OrderStats, nearest_rank};
+use crate::offers::queue::Queue;
 use crate::offers::tenancy::Slowdown;
 use crate::offers::trace::Fitted;
 use crate::plan::job::{
@@ -66,13 +67,10 @@ pub struct TimeInputs {
     pub saves_on_notice: bool,
     /// Checkpointing, if any.
     pub checkpoint: Option<Checkpoint>,
-    /// Mean queue wait before a start, hours.
-    pub queue_mean_hours: f64,
+    /// The wait before a start.
+    pub queue: Queue,
     /// Whether every run waits in the queue (metered offers) or only the first (subscriptions).
     pub queue_every_run: bool,
-    /// Probability that a start finds capacity at once (a trace's running share); the rest of
-    /// the starts wait, so that the mean wait is `queue_mean_hours`. 0 for a plain queue.
-    pub start_available: f64,
     /// Hours after each start of an instance in which it is never preempted (0: none). Used
     /// only where every run starts its own instance (`queue_every_run`): see
     /// [`TimeInputs::protection`].
@@ -90,9 +88,8 @@ impl TimeInputs {
             gap_mean_hours: 0.0,
             saves_on_notice: false,
             checkpoint: None,
-            queue_mean_hours: 0.0,
+            queue: Queue::none(),
             queue_every_run: false,
-            start_available: 0.0,
             protection_hours: 0.0,
         }
     }
@@ -104,10 +101,14 @@ impl TimeInputs {
         TimeInputs {
             interruptions_per_hour: f.rate_per_hour,
             gap_mean_hours: f.gap_mean_hours,
-            queue_mean_hours: f.start_wait_mean_hours,
-            start_available: f.availability,
+            queue: Queue::exponential(f.availability, f.start_wait_mean_hours),
             ..self
         }
+    }
+
+    /// The mean wait before a start, hours.
+    pub fn queue_mean_hours(&self) -> f64 {
+        self.queue.mean_hours()
     }
 
     /// The restart overhead after an interruption (none without checkpoints: the run starts
@@ -336,7 +337,7 @@ pub fn expect(inputs: &TimeInputs) -> Expectation {
         (t * norm, f * norm)
     };
     let running = runs * mean_running;
-    let queue = inputs.queue_mean_hours * if inputs.queue_every_run { runs } else { 1.0 };
+    let queue = inputs.queue_mean_hours() * if inputs.queue_every_run { runs } else { 1.0 };
     let clean = runs * inputs.run_hours * inputs.slowdown.mean();
     let interruptions = runs * mean_interruptions;
     // The same ceiling as a simulated trial's: on its wall-clock hours, gaps and queue included.
@@ -364,6 +365,32 @@ pub fn expect(inputs: &TimeInputs) -> Expectation {
     }
 }
 
+/// A fingerprint of a queue's parameters (FNV-1a over their bits), the key of its cached waits.
+fn queue_key(queue: &Queue) -> u64 {
+    use crate::offers::queue::WaitShape;
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    let mut mix = |x: u64| {
+        for b in x.to_le_bytes() {
+            h ^= u64::from(b);
+            h = h.wrapping_mul(0x0100_0000_01b3);
+        }
+    };
+    mix(queue.p0.to_bits());
+    mix(queue.scale_hours.to_bits());
+    match queue.shape {
+        WaitShape::LogNormal { sigma } => {
+            mix(1);
+            mix(sigma.to_bits());
+        }
+        WaitShape::Exponential => mix(2),
+        WaitShape::Sample(knots) => {
+            mix(3);
+            knots.iter().for_each(|k| mix(k.to_bits()));
+        }
+    }
+    h
+}
+
 /// Random draws shared by every offer of a plan (common random numbers): offers are compared
 /// under the same luck, so their ranking is not an artefact of sampling noise.
 pub struct Draws {
@@ -375,6 +402,9 @@ pub struct Draws {
     waits: Vec<f64>,
     /// exp(sigma x z) per draw, computed once per distinct sigma (offers of one tenancy share it).
     factors: Mutex<Vec<(u64, Arc<Vec<f64>>)>>,
+    /// Queue waits in hours per draw, computed once per distinct queue (offers of one kind of
+    /// pool share it).
+    queues: Mutex<Vec<(u64, Arc<Vec<f64>>)>>,
 }
 
 impl Draws {
@@ -401,6 +431,44 @@ impl Draws {
             normals,
             waits,
             factors: Mutex::new(Vec::new()),
+            queues: Mutex::new(Vec::new()),
+        }
+    }
+
+    /// Each draw's wait in `queue`, hours: the shared exponential draw e taken to the uniform
+    /// 1 - exp(-e) and through the queue's quantile function, so that every offer meets the same
+    /// luck in its own queue. Cached per queue.
+    fn queue_waits(&self, queue: &Queue) -> Arc<Vec<f64>> {
+        let key = queue_key(queue);
+        let cached = |list: &[(u64, Arc<Vec<f64>>)]| {
+            list.iter()
+                .find(|(k, _)| *k == key)
+                .map(|(_, f)| Arc::clone(f))
+        };
+        if let Some(w) = self.queues.lock().ok().and_then(|l| cached(&l)) {
+            return w;
+        }
+        let w: Arc<Vec<f64>> = Arc::new(
+            self.waits
+                .iter()
+                .map(|&e| {
+                    if queue.is_none() {
+                        0.0
+                    } else {
+                        queue.wait_at(-libm::expm1(-e))
+                    }
+                })
+                .collect(),
+        );
+        match self.queues.lock() {
+            Ok(mut list) => match cached(&list) {
+                Some(first) => first,
+                None => {
+                    list.push((key, Arc::clone(&w)));
+                    w
+                }
+            },
+            Err(_) => w,
         }
     }
 
@@ -431,27 +499,35 @@ impl Draws {
     }
 
     /// Trial `trial`'s draws: its factors (from a series of [`Draws::factors`]) and its
-    /// exponential waits, one of each per run simulated; empty past the last trial.
-    fn trial<'a>(&'a self, factors: &'a [f64], trial: usize) -> (&'a [f64], &'a [f64]) {
+    /// waits (from [`Draws::queue_waits`]), one of each per run simulated; empty past the last
+    /// trial.
+    fn trial<'a>(
+        &'a self,
+        factors: &'a [f64],
+        waits: &'a [f64],
+        trial: usize,
+    ) -> (&'a [f64], &'a [f64]) {
         let runs = self.runs.max(1);
         let at = trial.saturating_mul(runs)..trial.saturating_add(1).saturating_mul(runs);
         (
             factors.get(at.clone()).unwrap_or(&[]),
-            self.waits.get(at).unwrap_or(&[]),
+            waits.get(at).unwrap_or(&[]),
         )
     }
 
     /// Each trial's draws in turn, one of each per run simulated: its factors (a series from
-    /// [`Draws::factors`]) and its exponential waits. `new` makes both series `trials x runs`
-    /// long with `runs` at least 1, so there is one whole chunk per trial.
+    /// [`Draws::factors`]) and its waits in hours (from [`Draws::queue_waits`]). `new` makes
+    /// every series `trials x runs` long with `runs` at least 1, so there is one whole chunk per
+    /// trial.
     fn per_trial<'a>(
         &'a self,
         factors: &'a [f64],
+        waits: &'a [f64],
     ) -> impl Iterator<Item = (&'a [f64], &'a [f64])> + 'a {
         let runs = self.runs.max(1);
         factors
             .chunks_exact(runs)
-            .zip(self.waits.chunks_exact(runs))
+            .zip(waits.chunks_exact(runs))
             .take(self.trials)
     }
 }
@@ -588,14 +664,14 @@ impl Simulation {
     }
 }
 
-/// What a policy moves to, for the Monte Carlo: the fallback's hours per whole run and its mean
-/// queue (each trial draws its own queue from it).
+/// What a policy moves to, for the Monte Carlo: the fallback's hours per whole run and its
+/// queue (each trial draws its own wait from it).
 #[derive(Debug, Clone, Copy, PartialEq, Default)]
 pub struct FallbackPlan {
     /// Hours the fallback needs for one whole run.
     pub run_hours: f64,
-    /// Its mean queue before a start, hours.
-    pub queue_mean_hours: f64,
+    /// Its queue before a start.
+    pub queue: Queue,
 }
 
 /// The policies an offer's pricing will simulate, known before the offer is priced: the rules
@@ -717,15 +793,16 @@ fn staying_shortcut(
     scale: f64,
 ) -> Option<Simulation> {
     let factors = draws.factors(inputs.slowdown.sigma());
-    if inputs.interruptions_per_hour <= 0.0 && inputs.start_available == 0.0 {
+    let waits = draws.queue_waits(&inputs.queue);
+    if inputs.interruptions_per_hour <= 0.0 {
         let mut sim = Simulation::with_capacity(draws.trials);
-        for (factors, waits) in draws.per_trial(&factors) {
+        for (factors, waits) in draws.per_trial(&factors, &waits) {
             let mut wall = 0.0;
             let mut running = 0.0;
             for (run, (&factor, &wait)) in factors.iter().zip(waits).enumerate() {
                 let work = inputs.run_hours * inputs.slowdown.median * factor;
                 if inputs.queue_every_run || run == 0 {
-                    wall += inputs.queue_mean_hours * wait;
+                    wall += wait;
                 }
                 wall += work;
                 running += work;
@@ -753,7 +830,7 @@ fn staying_shortcut(
             0.0
         };
         let segments = Segments::up_to(inputs, longest);
-        for (factors, waits) in draws.per_trial(&factors) {
+        for (factors, waits) in draws.per_trial(&factors, &waits) {
             sim.push(
                 &fluid_trial(inputs, &segments, factors, waits, e.never_finishes),
                 scale,
@@ -780,6 +857,7 @@ fn walk_trials(
     fallback: Option<&FallbackPlan>,
 ) -> Vec<Simulation> {
     let factors = draws.factors(inputs.slowdown.sigma());
+    let queue_waits = draws.queue_waits(&inputs.queue);
     let mut sims: Vec<Simulation> = rules
         .iter()
         .map(|_| Simulation::with_capacity(draws.trials))
@@ -794,23 +872,22 @@ fn walk_trials(
         .map(|_| Vec::with_capacity(draws.trials))
         .collect();
     let walk_one = |trial: usize, walked: &[Rule], outs: &mut [Outcome]| {
-        let (factors, waits) = draws.trial(&factors, trial);
+        let (factors, waits) = draws.trial(&factors, &queue_waits, trial);
         let mut works = [0.0_f64; MAX_SIMULATED_RUNS];
         for (w, &factor) in works.iter_mut().zip(factors) {
             *w = inputs.run_hours * inputs.slowdown.median * factor;
         }
         let mut stream = Stream::trial_of(key, trial as u64);
-        let fallback_queue = stream.exponential();
+        let fallback_queue = -libm::expm1(-stream.exponential());
         let fallback = fallback.map(|f| Fallback {
             run_hours: f.run_hours,
-            queue_mean_hours: f.queue_mean_hours,
-            queue_hours: f.queue_mean_hours * fallback_queue,
+            queue_mean_hours: f.queue.mean_hours(),
+            queue_hours: f.queue.wait_at(fallback_queue),
         });
         let mut capacity = Poisson::new(
             inputs.interruptions_per_hour,
             inputs.gap_mean_hours,
-            inputs.queue_mean_hours,
-            inputs.start_available,
+            inputs.queue_mean_hours(),
             waits,
             stream,
         )
@@ -918,7 +995,7 @@ fn fluid_trial(
     for (run, (&factor, &wait)) in factors.iter().zip(waits).enumerate() {
         let work = inputs.run_hours * inputs.slowdown.median * factor;
         if inputs.queue_every_run || run == 0 {
-            wall += inputs.queue_mean_hours * wait;
+            wall += wait;
         }
         let (running, failures) = segments.run(work);
         wall += running + failures * inputs.gap_mean_hours;
@@ -941,6 +1018,7 @@ fn fluid_trial(
 mod tests {
     use super::*;
     use crate::offers::interruption::hourly_rate;
+    use crate::offers::queue::QueueSource;
     use crate::offers::tenancy::SlowdownSource;
 
     fn slowdown(median: f64, p99: f64) -> Slowdown {
@@ -963,7 +1041,7 @@ mod tests {
         TimeInputs {
             interruptions_per_hour: rate,
             checkpoint,
-            queue_mean_hours: 0.5,
+            queue: Queue::exponential(0.0, 0.5),
             queue_every_run: true,
             ..TimeInputs::plain(run_hours, 2, slowdown(1.15, 1.7))
         }
@@ -973,7 +1051,7 @@ mod tests {
     fn closed_form_matches_hand_arithmetic() {
         // No spread, no interruptions: 3 runs x 2 h x 1.5 = 9 h running, 3 x 0.25 h queue.
         let plain = TimeInputs {
-            queue_mean_hours: 0.25,
+            queue: Queue::exponential(0.0, 0.25),
             queue_every_run: true,
             ..TimeInputs::plain(2.0, 3, slowdown(1.5, 1.5))
         };
@@ -1065,7 +1143,7 @@ mod tests {
         // past it repeat the ones simulated.
         let plan = FallbackPlan {
             run_hours: 2000.0,
-            queue_mean_hours: 0.0,
+            queue: Queue::none(),
         };
         let sim = simulate_policy(
             &long,
@@ -1103,7 +1181,12 @@ mod tests {
             gapped(inputs(10.0, 0.735, checkpoint(0.5, 0.2)), 2.9, true),
             gapped(inputs(3.0, 4.0, checkpoint(0.1, 0.02)), 0.1, false),
             TimeInputs {
-                start_available: 0.3,
+                queue: Queue::exponential(0.3, 0.5),
+                ..gapped(inputs(5.0, 0.3, checkpoint(1.0, 0.1)), 0.8, false)
+            },
+            // At once, or a long while: the log-normal queue of a shared pool.
+            TimeInputs {
+                queue: Queue::log_normal(0.5, 0.2, 1.2, QueueSource::Offer),
                 ..gapped(inputs(5.0, 0.3, checkpoint(1.0, 0.1)), 0.8, false)
             },
         ] {

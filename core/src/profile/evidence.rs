@@ -47,6 +47,10 @@ pub struct MeasuredFactors {
     /// The machine's measured disk read and download rates, when the probe tested them.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub io: Option<IoRates>,
+    /// The neighbours' load: the GPU's mean utilisation before any load of ours, 0-1, when it
+    /// was sampled. Fills `neighbour_load` of the work-conserving offers it describes.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub neighbour_load: Option<f64>,
 }
 
 impl MeasuredFactors {
@@ -63,6 +67,14 @@ impl MeasuredFactors {
         }
         if let Some(s) = &self.slowdown {
             s.validate()?;
+        }
+        if let Some(l) = self.neighbour_load
+            && !(l.is_finite() && (0.0..=1.0).contains(&l))
+        {
+            return Err(FieldError::new(
+                "neighbour_load",
+                Problem::OutOfRange { min: 0.0, max: 1.0 },
+            ));
         }
         if let Some(io) = &self.io {
             for (field, rate) in [
@@ -135,6 +147,13 @@ pub fn measured_factors(profile: &Profile) -> Vec<MeasuredFactors> {
                     Finding::MemoryCapped => Some(Tenancy::MemCappedContainer),
                     _ => None,
                 });
+            let neighbour_load = figures
+                .gpus
+                .iter()
+                .find(|f| f.index == g.index)
+                .and_then(|f| f.utilisation_pct)
+                .map(|u| libm::round(u.mean.clamp(0.0, 100.0) * 10.0) / 1000.0)
+                .filter(|l| l.is_finite());
             Some(MeasuredFactors {
                 gpu: spec.short.clone(),
                 shared,
@@ -142,6 +161,7 @@ pub fn measured_factors(profile: &Profile) -> Vec<MeasuredFactors> {
                 visible_vram_gib: g.memory_total_bytes.map(|b| b as f64 / (1u64 << 30) as f64),
                 slowdown,
                 io,
+                neighbour_load,
             })
         })
         .collect()
@@ -163,6 +183,13 @@ pub fn apply(catalog: &mut Catalog, factors: &[MeasuredFactors]) -> Vec<usize> {
                 }
                 if f.io.is_some() {
                     o.io = f.io;
+                }
+                // Only a time-shared card gives a tenant what its neighbours leave.
+                if let Some(l) = f.neighbour_load
+                    && o.tenancy.sharing().is_some()
+                {
+                    o.neighbour_load = Some(l);
+                    o.neighbour_load_measured = true;
                 }
                 if f.shared
                     && let Some(v) = f.visible_vram_gib

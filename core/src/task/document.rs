@@ -228,9 +228,15 @@ pub struct TaskProfile {
     /// The policy for interruptible offers; absent: the one with the lowest expected total.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub spot_policy: Option<Policy>,
-    /// Longest acceptable expected wait before the job starts, hours (absent: any).
+    /// Longest acceptable wait before the job starts, hours, checked against each offer's P90
+    /// wait (absent: any).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub max_queue_hours: Option<f64>,
+    /// How busy the neighbours on a time-shared card are, 0-1, for every work-conserving offer
+    /// (time slicing, uncapped MPS, vGPU, memory-capped containers): the user's value, beating
+    /// the rows' own but not one measured on the offer (absent: the rows', else 1, always busy).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub neighbour_load: Option<f64>,
     /// Value of one wall-clock hour of waiting (the engineer's or the business's), in `currency`.
     #[serde(default)]
     #[schemars(with = "String")]
@@ -441,6 +447,9 @@ impl TaskProfile {
                     max: f64::from(MAX_FALLBACK_AFTER),
                 },
             )));
+        }
+        if let Some(l) = self.neighbour_load {
+            check("neighbour_load", l, 0.0, 1.0)?;
         }
         if let Some(q) = self.max_queue_hours {
             check("max_queue_hours", q, 0.0, 1_000_000.0)?;

@@ -53,6 +53,7 @@ fn base(
         interruptible: true,
         spot_policy: None,
         max_queue_hours: None,
+        neighbour_load: None,
         value_of_time_per_hour: Decimal::from(30),
         budget: None,
         service: None,

@@ -78,6 +78,7 @@ pub fn problem(lang: Lang, p: &Problem) -> String {
             Some(s) => format!("不是这种格式的字段（是否想写“{s}”？）"),
             None => "不是这种格式的字段".to_owned(),
         },
+        Problem::RequiredWith { other } => format!("填写了{}时必须填写", field(lang, other)),
         Problem::EstimateEvidence => {
             "估算价格的证据必须是“估算”，且只有估算价格可以这样标注".to_owned()
         }

@@ -58,7 +58,7 @@ fn chinese(r: &Reason) -> String {
         RuleId::InterruptionsNotTolerated => "任务不能被中断，而这是竞价实例".to_owned(),
         RuleId::NeverFinishes => "中断比工作完成得更快；请加检查点".to_owned(),
         RuleId::QueueTooLong => format!(
-            "预计排队 {} 小时，超过可接受的 {} 小时",
+            "十次启动中有一次要排队 {} 小时以上（P90），超过可接受的 {} 小时",
             p("queue_hours"),
             p("max_hours")
         ),
