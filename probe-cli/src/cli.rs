@@ -204,6 +204,18 @@ pub struct PlanArgs {
     #[arg(long, value_name = "OFFER=FILE")]
     pub trace: Vec<String>,
 
+    /// A queue trace for an offer: a CSV of waits in seconds (a `wait_s` column, or one bare
+    /// column), or of `created,started` timestamps; the offer's starts wait as the file's did
+    /// (drawn from it) instead of its assumed queue; repeatable.
+    #[arg(long, value_name = "OFFER=FILE")]
+    pub queue_trace: Vec<String>,
+
+    /// How busy the neighbours on time-shared cards are, 0-1 (1, the default: always busy).
+    /// Time slicing, MPS, vGPU and memory-capped containers give a tenant what the neighbours
+    /// leave; a load measured by a --profile on an offer still wins. Replaces the task's.
+    #[arg(long, value_name = "LOAD")]
+    pub neighbour_load: Option<f64>,
+
     /// Where you (or your service's users) are, a place id (`gpufare places` lists them); every
     /// offer's round trip is counted from here. Replaces the task's `location`.
     #[arg(long, value_name = "PLACE")]

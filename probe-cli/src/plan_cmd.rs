@@ -138,6 +138,10 @@ pub struct PlanRequest {
     pub markets: Option<Markets>,
     /// Profiles measured where the user is (`--rtt-from`).
     pub rtt_from: Vec<PathBuf>,
+    /// Queue traces to attach (`--queue-trace OFFER=FILE`).
+    pub queue_traces: Vec<(String, PathBuf)>,
+    /// The neighbours' load (`--neighbour-load`), replacing the task's.
+    pub neighbour_load: Option<f64>,
 }
 
 impl crate::cli::PlanArgs {
@@ -192,6 +196,12 @@ impl crate::cli::PlanArgs {
             location: self.location.clone(),
             markets: self.markets.map(MarketsArg::markets),
             rtt_from: self.rtt_from.clone(),
+            queue_traces: self
+                .queue_trace
+                .iter()
+                .map(|a| trace_cmd::parse_queue_trace_arg(a))
+                .collect::<Result<_>>()?,
+            neighbour_load: self.neighbour_load,
         })
     }
 }
@@ -303,7 +313,10 @@ pub fn run_plan(req: &PlanRequest) -> Result<()> {
             "give a task file (--task FILE) or a scenario (--scenario FILE)".to_owned()
         )),
     };
-    let task = with_reach(task, req)?;
+    let mut task = with_reach(task, req)?;
+    if let Some(load) = req.neighbour_load {
+        task.neighbour_load = Some(load);
+    }
     if let Some(c) = req.currency {
         settings.currency = c;
     }
@@ -337,6 +350,9 @@ pub fn run_plan(req: &PlanRequest) -> Result<()> {
         }
         let changed = apply(&mut catalog, &factors);
         tell_applied(path, &factors, changed);
+    }
+    for (offer, path) in &req.queue_traces {
+        trace_cmd::attach_queue_trace(&mut catalog, offer, path)?;
     }
     for t in trace_cmd::attach(&catalog, &req.traces)? {
         traces.retain(|x| x.offer_id != t.offer_id);

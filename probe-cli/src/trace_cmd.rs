@@ -9,6 +9,8 @@ use std::path::{Path, PathBuf};
 
 use anyhow::Result;
 use gpufare_core::offers::catalog::Catalog;
+use gpufare_core::offers::queue::Queue;
+use gpufare_core::offers::queue_trace::{MAX_QUEUE_TRACE_BYTES, parse_queue_trace};
 use gpufare_core::offers::trace::{AttachedTrace, MAX_TRACE_BYTES, Trace, TraceStats, parse_trace};
 use gpufare_core::plan::PlanResult;
 use gpufare_core::plan::replay::{Backtest, BacktestJob, backtest};
@@ -23,27 +25,7 @@ fn bad(path: &Path, problem: impl std::fmt::Display) -> anyhow::Error {
 
 /// Reads and parses one trace file, refusing it unread when it is too large.
 pub fn read_trace(path: &Path) -> Result<Trace> {
-    let file = std::fs::File::open(path).map_err(|e| bad(path, format!("cannot read: {e}")))?;
-    let meta = file
-        .metadata()
-        .map_err(|e| bad(path, format!("cannot read: {e}")))?;
-    if !meta.is_file() {
-        return Err(bad(path, "not a regular file"));
-    }
-    if meta.len() > MAX_TRACE_BYTES as u64 {
-        return Err(bad(
-            path,
-            format!(
-                "the file is {} bytes; traces up to {MAX_TRACE_BYTES} bytes are read",
-                meta.len()
-            ),
-        ));
-    }
-    let mut text = String::new();
-    // One byte more than the limit: a file that grew after the check is still refused.
-    file.take(MAX_TRACE_BYTES as u64 + 1)
-        .read_to_string(&mut text)
-        .map_err(|e| bad(path, format!("cannot read: {e}")))?;
+    let text = read_bounded(path, MAX_TRACE_BYTES)?;
     let name = path.file_name().map_or_else(
         || path.display().to_string(),
         |n| n.to_string_lossy().into_owned(),
@@ -61,6 +43,90 @@ pub fn parse_trace_arg(arg: &str) -> Result<(String, PathBuf)> {
             "--trace {arg:?}: give OFFER=FILE, e.g. --trace aws-use1-g5xl-spot=us-east-1c.json"
         )))),
     }
+}
+
+/// Splits a `--queue-trace OFFER=FILE` argument.
+pub fn parse_queue_trace_arg(arg: &str) -> Result<(String, PathBuf)> {
+    match arg.split_once('=') {
+        Some((offer, file)) if !offer.trim().is_empty() && !file.is_empty() => {
+            Ok((offer.trim().to_owned(), PathBuf::from(file)))
+        }
+        _ => Err(anyhow::Error::new(InputFileError(format!(
+            "--queue-trace {arg:?}: give OFFER=FILE, e.g. --queue-trace suanjia-4090-ts2-payg=waits.csv"
+        )))),
+    }
+}
+
+/// Reads a queue trace (a regular file within the size limit) and attaches it to `offer` of the
+/// catalog, saying on stderr what it holds; an offer the catalog does not hold is refused.
+pub fn attach_queue_trace(catalog: &mut Catalog, offer: &str, path: &Path) -> Result<()> {
+    let Some(o) = catalog.offers.iter_mut().find(|o| o.id == offer) else {
+        anyhow::bail!(InputFileError(format!(
+            "--queue-trace {offer}={}: the catalog has no offer {offer:?}",
+            path.display()
+        )));
+    };
+    let text = read_bounded(path, MAX_QUEUE_TRACE_BYTES)?;
+    let name = path.file_name().map_or_else(
+        || path.display().to_string(),
+        |n| n.to_string_lossy().into_owned(),
+    );
+    let trace = parse_queue_trace(&name, &text).map_err(|e| bad(path, e))?;
+    let q = Queue::from_trace(&trace);
+    eprintln!(
+        "gpufare: {}: {} starts{} attached to {offer}: {:.0} % at once, P50 {}, P90 {}, P99 {}",
+        path.display(),
+        trace.starts,
+        if trace.unstarted > 0 {
+            format!(" ({} never started, left out)", trace.unstarted)
+        } else {
+            String::new()
+        },
+        trace.fitted.p0 * 100.0,
+        wait_text(q.quantile_hours(0.5)),
+        wait_text(q.quantile_hours(0.9)),
+        wait_text(q.quantile_hours(0.99)),
+    );
+    o.queue_trace = Some(trace);
+    Ok(())
+}
+
+/// A wait in the unit that reads best: seconds, minutes or hours.
+pub fn wait_text(hours: f64) -> String {
+    let s = hours * 3600.0;
+    if s < 90.0 {
+        format!("{s:.0} s")
+    } else if s < 5400.0 {
+        format!("{:.0} min", s / 60.0)
+    } else {
+        format!("{hours:.1} h")
+    }
+}
+
+/// A regular file's text, refused when larger than `max` bytes (checked before and while
+/// reading).
+fn read_bounded(path: &Path, max: usize) -> Result<String> {
+    let file = std::fs::File::open(path).map_err(|e| bad(path, format!("cannot read: {e}")))?;
+    let meta = file
+        .metadata()
+        .map_err(|e| bad(path, format!("cannot read: {e}")))?;
+    if !meta.is_file() {
+        return Err(bad(path, "not a regular file"));
+    }
+    if meta.len() > max as u64 {
+        return Err(bad(
+            path,
+            format!(
+                "the file is {} bytes; up to {max} bytes are read",
+                meta.len()
+            ),
+        ));
+    }
+    let mut text = String::new();
+    file.take(max as u64 + 1)
+        .read_to_string(&mut text)
+        .map_err(|e| bad(path, format!("cannot read: {e}")))?;
+    Ok(text)
 }
 
 /// Rewrites the `trace` paths of a catalog read from `catalog_path` to be relative to where the

@@ -265,7 +265,109 @@ pub fn CompletionCdf(
     names: Vec<String>,
     has_replay: bool,
 ) -> impl IntoView {
-    let quantiles = gpufare_core::plan::risk::CDF_QUANTILES;
+    let style_note = if has_replay {
+        format!(
+            "{} · {}",
+            t(lang, Label::LegendReplay),
+            t(lang, Label::LegendModel)
+        )
+    } else {
+        t(lang, Label::LegendModelOnly).to_owned()
+    };
+    cdf_plot(
+        lang,
+        CdfPlot {
+            id: "risk-cdf",
+            title: t(lang, Label::ChartCdf).to_owned(),
+            x_title: t(lang, Label::ChartCdfX).to_owned(),
+            y_title: t(lang, Label::ChartCdfY).to_owned(),
+            quantiles: &gpufare_core::plan::risk::CDF_QUANTILES,
+            per_hour: 1.0,
+            tip: format::hours,
+        },
+        &series,
+        &names,
+        style_note,
+    )
+}
+
+/// The wait before a start: the share of starts begun (y) by each wait (x), in seconds, minutes
+/// or hours as the longest wait drawn reads best. `hours` are core's waits at
+/// `gpufare_core::offers::queue::QUEUE_CDF`; `note` says where the queue comes from.
+#[component]
+pub fn QueueCdf(lang: Lang, hours: Vec<f64>, name: String, note: String) -> impl IntoView {
+    let longest = hours
+        .iter()
+        .copied()
+        .filter(|h| h.is_finite())
+        .fold(0.0, f64::max);
+    // The axis's unit: the one its longest wait is written in, so that ticks read 0-60 s,
+    // 0-50 min or 0-8 h.
+    let (_, unit) = format::wait_parts(lang, longest);
+    let per_hour = if unit == crate::vocab::pick(lang, "s", "秒") {
+        3600.0
+    } else if unit == crate::vocab::pick(lang, "min", "分钟") {
+        60.0
+    } else {
+        1.0
+    };
+    let x_title = match lang {
+        Lang::En => format!("{} ({unit})", t(lang, Label::QueueChartX)),
+        Lang::Zh => format!("{}（{unit}）", t(lang, Label::QueueChartX)),
+    };
+    let series = [CdfSeries {
+        colour: 3,
+        name,
+        dashed: false,
+        hours,
+    }];
+    cdf_plot(
+        lang,
+        CdfPlot {
+            id: "queue-cdf",
+            title: t(lang, Label::QueueChart).to_owned(),
+            x_title,
+            y_title: t(lang, Label::QueueChartY).to_owned(),
+            quantiles: &gpufare_core::offers::queue::QUEUE_CDF,
+            per_hour,
+            tip: format::wait,
+        },
+        &series,
+        &[],
+        note,
+    )
+}
+
+/// What a distribution chart draws against: its id, titles, the probabilities its series are
+/// given at, the x unit (units per hour) and how a tooltip writes a value in hours.
+struct CdfPlot {
+    id: &'static str,
+    title: String,
+    x_title: String,
+    y_title: String,
+    quantiles: &'static [f64],
+    per_hour: f64,
+    tip: fn(Lang, f64) -> String,
+}
+
+/// A distribution chart: the share (y) reached by each x, one line per series, both axes
+/// titled, a legend of `names` (coloured as the series' `colour` indexes) and a note under it.
+fn cdf_plot(
+    lang: Lang,
+    plot: CdfPlot,
+    series: &[CdfSeries],
+    names: &[String],
+    style_note: String,
+) -> impl IntoView + use<> {
+    let CdfPlot {
+        id,
+        title,
+        x_title,
+        y_title,
+        quantiles,
+        per_hour,
+        tip,
+    } = plot;
     let legend_rows = names.len();
     let (left, right, top, bottom) = (52.0, WIDTH - 16.0, 40.0, 230.0);
     let height = bottom + 46.0 + legend_rows as f64 * 18.0 + 22.0;
@@ -275,10 +377,11 @@ pub fn CompletionCdf(
         .flat_map(|s| s.hours.iter().copied())
         .filter(|h| finite(*h))
         .fold(0.0, f64::max)
-        .max(1e-6);
+        .max(1e-6)
+        * per_hour;
     let step = nice_step(xmax_data);
     let xmax = (xmax_data / step).ceil() * step;
-    let sx = |h: f64| left + h.min(xmax) / xmax * (right - left);
+    let sx = |h: f64| left + (h * per_hour).min(xmax) / xmax * (right - left);
     let sy = |q: f64| bottom - q * (bottom - top);
     let grid_y = [0.0, 0.25, 0.5, 0.75, 1.0]
         .into_iter()
@@ -293,9 +396,10 @@ pub fn CompletionCdf(
         .map(|i| f64::from(i) * step)
         .take_while(|x| *x <= xmax + step / 1000.0)
         .map(|x| {
+            let at = left + x / xmax * (right - left);
             view! {
-                <line x1=format!("{:.1}", sx(x)) x2=format!("{:.1}", sx(x)) y1=format!("{bottom}") y2=format!("{}", bottom + 4.0) class="chart-axis" />
-                <text x=format!("{:.1}", sx(x)) y=format!("{}", bottom + 16.0) text-anchor="middle" class="chart-label">{format::number(x, 1)}</text>
+                <line x1=format!("{at:.1}") x2=format!("{at:.1}") y1=format!("{bottom}") y2=format!("{}", bottom + 4.0) class="chart-axis" />
+                <text x=format!("{at:.1}") y=format!("{}", bottom + 16.0) text-anchor="middle" class="chart-label">{format::number(x, 1)}</text>
             }
         })
         .collect_view();
@@ -307,7 +411,7 @@ pub fn CompletionCdf(
                 .iter()
                 .zip(quantiles)
                 .filter(|(h, _)| finite(**h))
-                .map(|(h, q)| (sx(*h), sy(q)))
+                .map(|(h, q)| (sx(*h), sy(*q)))
                 .collect();
             let (_, last_y) = *points.last()?;
             let mut d = points
@@ -324,10 +428,10 @@ pub fn CompletionCdf(
                     .iter()
                     .position(|x| (x - q).abs() < 1e-9)
                     .and_then(|i| s.hours.get(i))
-                    .map(|h| format::hours(lang, *h))
+                    .map(|h| tip(lang, *h))
                     .unwrap_or_default()
             };
-            let tip = format!("{}: P50 {}, P90 {}", s.name, at(0.5), at(0.9));
+            let line_tip = format!("{}: P50 {}, P90 {}", s.name, at(0.5), at(0.9));
             Some(view! {
                 <path
                     d=d
@@ -337,7 +441,7 @@ pub fn CompletionCdf(
                     stroke-dasharray=if s.dashed { "6 4" } else { "none" }
                     class=if s.dashed { "cdf-line model" } else { "cdf-line" }
                 >
-                    <title>{tip}</title>
+                    <title>{line_tip}</title>
                 </path>
             })
         })
@@ -356,24 +460,17 @@ pub fn CompletionCdf(
             }
         })
         .collect_view();
-    let style_note = if has_replay {
-        format!(
-            "{} · {}",
-            t(lang, Label::LegendReplay),
-            t(lang, Label::LegendModel)
-        )
-    } else {
-        t(lang, Label::LegendModelOnly).to_owned()
-    };
+    let title_id = format!("{id}-title");
+    let labelled_by = title_id.clone();
     view! {
-        <svg class="chart" id="risk-cdf" viewBox=format!("0 0 {WIDTH} {height:.0}") role="img" aria-labelledby="risk-cdf-title">
-            <title id="risk-cdf-title">{t(lang, Label::ChartCdf)}</title>
-            <text x=format!("{}", left - 40.0) y="24" class="chart-label axis-title y-title">{t(lang, Label::ChartCdfY)}</text>
+        <svg class="chart" id=id viewBox=format!("0 0 {WIDTH} {height:.0}") role="img" aria-labelledby=labelled_by>
+            <title id=title_id>{title}</title>
+            <text x=format!("{}", left - 40.0) y="24" class="chart-label axis-title y-title">{y_title}</text>
             {grid_y}
             <line x1=format!("{left}") x2=format!("{right}") y1=format!("{bottom}") y2=format!("{bottom}") class="chart-axis" />
             <line x1=format!("{left}") x2=format!("{left}") y1=format!("{top}") y2=format!("{bottom}") class="chart-axis" />
             {ticks}
-            <text x=format!("{}", (left + right) / 2.0) y=format!("{}", bottom + 34.0) text-anchor="middle" class="chart-label axis-title x-title">{t(lang, Label::ChartCdfX)}</text>
+            <text x=format!("{}", (left + right) / 2.0) y=format!("{}", bottom + 34.0) text-anchor="middle" class="chart-label axis-title x-title">{x_title}</text>
             {lines}
             {legend}
             <text x=format!("{left}") y=format!("{:.1}", legend_top + legend_rows as f64 * 18.0 + 4.0) class="chart-legend style-note">{style_note}</text>

@@ -85,3 +85,27 @@ pub fn millis(lang: Lang, ms: f64) -> String {
         Lang::Zh => format!("{ms:.1} 毫秒"),
     }
 }
+
+/// A wait before a start in the unit that reads best: seconds under a minute, minutes under an
+/// hour, else hours (`42 s`, `12 min`, `2.1 h`; `42 秒`, `12 分钟`, `2.1 小时`). Core gives waits
+/// in hours; a median of 0.0117 h is 42 s.
+pub fn wait(lang: Lang, h: f64) -> String {
+    if !h.is_finite() || h < 0.0 {
+        return "—".to_owned();
+    }
+    let (value, unit) = wait_parts(lang, h);
+    format!("{value} {unit}")
+}
+
+/// [`wait`] as its number and its unit.
+pub fn wait_parts(lang: Lang, h: f64) -> (String, &'static str) {
+    let s = h * 3600.0;
+    let short = |x: f64| number(x, if x < 10.0 { 1 } else { 0 });
+    if s < 59.5 {
+        (short(s), crate::vocab::pick(lang, "s", "秒"))
+    } else if s < 3570.0 {
+        (short(s / 60.0), crate::vocab::pick(lang, "min", "分钟"))
+    } else {
+        (hours_number(h), crate::vocab::pick(lang, "h", "小时"))
+    }
+}

@@ -7,6 +7,7 @@
 mod catalog_io;
 mod charts;
 mod clock;
+mod details_view;
 mod diff_view;
 mod estimator_view;
 mod export_view;
@@ -16,6 +17,7 @@ mod format;
 mod offers;
 mod planner;
 mod profile_view;
+mod queue_view;
 mod reach_view;
 mod rent_view;
 mod results;
@@ -49,6 +51,8 @@ fn App() -> impl IntoView {
     let share = RwSignal::new(None::<String>);
     // The offer whose interruption risk is shown (none picked: the recommended one).
     let pick = RwSignal::new(None::<String>);
+    // The offer whose sharing and queue details are shown (none picked: the recommended one).
+    let details = RwSignal::new(None::<String>);
     // Opens profiles in the profile card: from its picker, or a fleet's node.
     let opener = profile_view::Opener::new(lang, scenario);
 
@@ -122,9 +126,9 @@ fn App() -> impl IntoView {
             <div class="results-column" aria-busy=move || planned.pending.get().to_string()>
                 <export_view::ExportBar lang=lang scenario=scenario plan=planned />
                 <diff_view::BudgetDiffView lang=lang scenario=scenario plan=planned />
-                <results::Results lang=lang scenario=scenario plan=plan pick=pick />
+                <results::Results lang=lang scenario=scenario plan=plan pick=pick details=details />
             </div>
-            <offers::OffersTable lang=lang scenario=scenario pick=pick />
+            <offers::OffersTable lang=lang scenario=scenario pick=pick details=details />
             <fields::Disclosure id="quick-rent" class="card wide" summary=Signal::derive(move || t(lang.get(), Label::QuickRent).to_owned())>
                 <rent_view::RentCalculator lang=lang />
             </fields::Disclosure>

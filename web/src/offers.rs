@@ -35,6 +35,8 @@ pub fn OffersTable(
     scenario: RwSignal<Scenario>,
     /// The offer whose interruption risk is shown.
     pick: RwSignal<Option<String>>,
+    /// The offer whose sharing and queue details are shown.
+    details: RwSignal<Option<String>>,
 ) -> impl IntoView {
     let sort = RwSignal::new(SortKey::Price);
     // Rebuilt only when the edits change, not on every keystroke in the task form.
@@ -90,6 +92,7 @@ pub fn OffersTable(
                 </table>
             </div>
             <crate::trace_view::TracesPanel lang=lang scenario=scenario pick=pick />
+            <crate::queue_view::QueuePanel lang=lang scenario=scenario details=details />
             <Discounts lang=lang scenario=scenario />
             <AddOffer lang=lang scenario=scenario />
             <crate::catalog_io::CatalogIo lang=lang scenario=scenario />
@@ -139,6 +142,20 @@ fn OfferRow(lang: ReadSignal<Lang>, scenario: RwSignal<Scenario>, offer: Offer) 
                         if let Some(p) = v {
                             let id = id.clone();
                             scenario.update(move |s| {
+                                // An offer of the user's own (or a catalog row's copy carrying
+                                // a queue trace) holds its price itself; the catalog's row keeps
+                                // the edit for when the copy goes.
+                                if let Some(o) = s.edits.added.iter_mut().find(|o| o.id == id) {
+                                    match default_catalog().offers.iter().find(|b| b.id == id) {
+                                        Some(base) => {
+                                            o.price = p;
+                                            o.estimate = false;
+                                            o.price_evidence = None;
+                                            o.source = format!("edited by the user (was {})", base.price);
+                                        }
+                                        None => o.price = p,
+                                    }
+                                }
                                 s.edits.prices.insert(id, p);
                             });
                         }

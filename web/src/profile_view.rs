@@ -295,6 +295,14 @@ fn level_class(level: Level) -> &'static str {
     }
 }
 
+/// The neighbours' load a profile measured on a time-shared card (its GPU's utilisation before
+/// any load of ours): what it gives the time-shared offers it describes. `None` for a whole card
+/// or a partitioned one (MIG), whose speed does not depend on the neighbours' load.
+fn shared_load(f: &MeasuredFactors) -> Option<f64> {
+    let time_shared = f.tenancy.is_none_or(|t| t.sharing().is_some());
+    f.neighbour_load.filter(|_| f.shared && time_shared)
+}
+
 /// Machines side by side: verdicts with evidence, the step-time spread, and the switch that
 /// feeds each machine's measured figures into the plan.
 #[component]
@@ -316,7 +324,11 @@ fn Compare(
                 <tbody>
                     {move || machines.get().into_iter().map(|m| {
                         let factors = m.factors.clone();
-                        let has_factors = factors.iter().any(|f| f.slowdown.is_some() || f.io.is_some());
+                        // A shared card's utilisation before any load of ours is the neighbours'
+                        // load of the time-shared offers it describes.
+                        let has_factors = factors.iter().any(|f| {
+                            f.slowdown.is_some() || f.io.is_some() || shared_load(f).is_some()
+                        });
                         let checked = {
                             let f = factors.clone();
                             move || scenario.with(|s| !f.is_empty() && f.iter().all(|x| s.measured.contains(x)))
@@ -386,7 +398,16 @@ fn Compare(
                                                     Some(kind) => model::tenancy(lang, kind),
                                                     None => t(lang, if f.shared { Label::Shared } else { Label::Dedicated }),
                                                 };
-                                                format!("{} · {class}", f.gpu)
+                                                match shared_load(f) {
+                                                    Some(l) => format!(
+                                                        "{} · {class} · {} {} ({})",
+                                                        f.gpu,
+                                                        t(lang, Label::LoadUsed),
+                                                        crate::format::number(l * 100.0, 1) + " %",
+                                                        t(lang, Label::Measured),
+                                                    ),
+                                                    None => format!("{} · {class}", f.gpu),
+                                                }
                                             }).collect::<Vec<_>>().join("; ")
                                         };
                                         view! {

@@ -54,6 +54,8 @@ pub fn Results(
     plan: ReadSignal<Result<PlanResult, PlanError>>,
     /// The offer whose interruption risk is shown.
     pick: RwSignal<Option<String>>,
+    /// The offer whose sharing and queue details are shown.
+    details: RwSignal<Option<String>>,
 ) -> impl IntoView {
     view! {
         <section aria-labelledby="results-heading" class="card wide results" aria-live="polite">
@@ -66,7 +68,7 @@ pub fn Results(
                     }.into_any(),
                     Ok(result) => view! {
                         <Decision lang=lang result=result.clone() />
-                        <Ranking lang=lang result=result.clone() pick=pick />
+                        <Ranking lang=lang result=result.clone() pick=pick details=details />
                         <Charts lang=lang result=result />
                     }.into_any(),
                 }
@@ -74,6 +76,7 @@ pub fn Results(
             // Outside the blocks rebuilt on every recompute, so that it stays open while the task
             // is edited.
             <crate::risk_view::RiskPanel lang=lang plan=plan pick=pick />
+            <crate::details_view::DetailsPanel lang=lang scenario=scenario plan=plan pick=details />
             {move || {
                 let lang = lang.get();
                 plan.get().ok().map(|result| view! {
@@ -137,7 +140,12 @@ fn Decision(lang: Lang, result: PlanResult) -> impl IntoView {
 }
 
 #[component]
-fn Ranking(lang: Lang, result: PlanResult, pick: RwSignal<Option<String>>) -> impl IntoView {
+fn Ranking(
+    lang: Lang,
+    result: PlanResult,
+    pick: RwSignal<Option<String>>,
+    details: RwSignal<Option<String>>,
+) -> impl IntoView {
     let feasible: Vec<OptionResult> = result
         .options
         .iter()
@@ -188,6 +196,15 @@ fn Ranking(lang: Lang, result: PlanResult, pick: RwSignal<Option<String>>) -> im
                             ))}
                             {o.policy.filter(|p| *p != Policy::SpotOnly).map(|p| format!(" · {}{}{}", t(lang, Label::Policy), crate::vocab::pick(lang, ": ", "："), model::policy(lang, &p)))}
                         </span>
+                        {{
+                            let id = o.offer_id.clone();
+                            view! {
+                                " "
+                                <button type="button" class="details-link" data-offer=id.clone() on:click=move |_| crate::details_view::show_details(details, id.clone())>
+                                    {t(lang, Label::ShowDetails)}
+                                </button>
+                            }
+                        }}
                         {o.risk.is_some().then(|| {
                             let id = o.offer_id.clone();
                             view! {

@@ -209,6 +209,11 @@ pub fn TaskForm(lang: ReadSignal<Lang>, scenario: RwSignal<Scenario>) -> impl In
                         |s, v| if let Some(x) = &mut s.task.service { x.months = f(v.unwrap_or_default()) })}
                 </div>
             </Show>
+            <div class="neighbour-load">
+                {num(lang, scenario, "neighbour-load", Label::NeighbourLoad, 1, true,
+                    |s| s.task.neighbour_load.map(d), |s, v| s.task.neighbour_load = v.map(f))}
+                <p class="hint" id="neighbour-load-hint">{move || t(lang.get(), Label::NeighbourLoadHint)}</p>
+            </div>
             <div class="field">
                 <label for="sensitivity">{move || t(lang.get(), Label::Sensitivity)}</label>
                 <select

@@ -14,6 +14,8 @@ use thiserror::Error;
 use crate::numbers::money::{Currency, Money, group_thousands};
 use crate::numbers::problem::JsonProblem;
 use crate::offers::catalog::Catalog;
+use crate::offers::queue::QueueHours;
+use crate::offers::tenancy::{LatencyFactor, NeighbourLoad, Slowdown};
 use crate::plan::PlanResult;
 use crate::plan::assumption::Assumption;
 use crate::plan::breakeven::{MONTH_LIMIT_HOURS, Payoff, YEAR_LIMIT_MONTHS, payoff};
@@ -136,6 +138,22 @@ pub struct BudgetRow {
     /// Interruptions, the trace, and every policy priced by the model and by the replay.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub risk: Option<Risk>,
+    /// The wait before one start (P50, P90, P99, mean, hours) and its source; absent in
+    /// budgets written before it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub queue_hours: Option<QueueHours>,
+    /// The run-time multiplier used against the offer's nominal share (median, P99, source).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub slowdown: Option<Slowdown>,
+    /// The neighbours' load behind it, for a work-conserving tenancy.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub neighbour_load: Option<NeighbourLoad>,
+    /// The request-level P99 latency factor of the offer's tenancy, with its spread and source.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub latency_p99_factor: Option<LatencyFactor>,
+    /// The MIG profile of a MIG slice.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mig_profile: Option<String>,
 }
 
 /// The recommendation in a budget.
@@ -299,6 +317,11 @@ pub fn budget(plan: &PlanResult, task: &TaskProfile, catalog: &Catalog) -> Budge
             latency_p99_ms: o.latency_p99_ms,
             policy: o.policy.map(|p| p.id()),
             risk: o.risk.clone(),
+            queue_hours: Some(o.queue_hours.clone()),
+            slowdown: Some(o.slowdown),
+            neighbour_load: o.neighbour_load,
+            latency_p99_factor: Some(o.latency_p99_factor),
+            mig_profile: offer(&o.offer_id).and_then(|x| x.mig_profile.clone()),
         })
         .collect();
     let be = &plan.break_even;

@@ -179,7 +179,10 @@ const NESTED_FIELDS: [(&str, &[&str]); 4] = [
     ("region", &["id", "name", "class", "rtt_ms"]),
     ("slowdown", &["median", "p99", "source"]),
     ("io", &["disk_read_mb_s", "download_mbit_s"]),
-    ("queue_trace", &["name", "starts", "waits_hours", "fitted"]),
+    (
+        "queue_trace",
+        &["name", "starts", "unstarted", "waits_hours", "fitted"],
+    ),
 ];
 
 /// Refuses, by name, a field the catalog format does not have (serde would ignore it, so a typo

@@ -13,6 +13,7 @@ pub mod latency;
 pub mod offer;
 pub mod places;
 pub mod queue;
+pub mod queue_trace;
 pub mod quote;
 pub mod rent;
 pub mod skypilot;

@@ -331,6 +331,14 @@ impl Queue {
             median_hours: median.map(|m| libm::round(m * 1e6) / 1e6),
             sigma: sigma.map(|s| libm::round(s * 1000.0) / 1000.0),
             source: self.source,
+            cdf_hours: if self.is_none() {
+                Vec::new()
+            } else {
+                QUEUE_CDF
+                    .iter()
+                    .map(|&p| r(self.quantile_hours(p)))
+                    .collect()
+            },
         }
     }
 }
@@ -344,6 +352,9 @@ pub struct QueueTrace {
     pub name: String,
     /// Starts measured.
     pub starts: u32,
+    /// Jobs in the file that never started (deleted while they waited), left out.
+    #[serde(default)]
+    pub unstarted: u32,
     /// The waits' quantiles, hours, 64 of them, non-decreasing.
     pub waits_hours: Vec<f64>,
     /// The at-once-or-log-normal model fitted to the waits.
@@ -394,6 +405,7 @@ impl QueueTrace {
         Some(QueueTrace {
             name: name.to_owned(),
             starts: usable.len().min(u32::MAX as usize) as u32,
+            unstarted: 0,
             waits_hours: knots.to_vec(),
             fitted: QueueFit {
                 p0: 1.0 - logs.len() as f64 / n,
@@ -442,7 +454,7 @@ impl QueueTrace {
 }
 
 /// An offer's queue as a plan shows it: the wait before a start, hours.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct QueueHours {
     /// Median wait.
     pub p50: f64,
@@ -463,7 +475,17 @@ pub struct QueueHours {
     pub sigma: Option<f64>,
     /// Where the queue comes from.
     pub source: QueueSource,
+    /// The wait at each probability of [`QUEUE_CDF`], hours, for the chart (empty without a
+    /// queue).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub cdf_hours: Vec<f64>,
 }
+
+/// The probabilities a queue's chart is drawn at: 2 % steps, then the tail to 99.5 %.
+pub const QUEUE_CDF: [f64; 25] = [
+    0.02, 0.06, 0.1, 0.14, 0.18, 0.22, 0.26, 0.3, 0.34, 0.38, 0.42, 0.46, 0.5, 0.54, 0.58, 0.62,
+    0.66, 0.7, 0.74, 0.78, 0.82, 0.86, 0.9, 0.95, 0.995,
+];
 
 #[cfg(test)]
 mod tests {

@@ -321,7 +321,8 @@ pub fn parse_trace_json(name: &str, text: &str) -> Result<Trace, TraceError> {
 }
 
 /// A CSV timestamp in seconds: a number, or RFC 3339.
-fn timestamp(text: &str) -> Option<f64> {
+/// A timestamp in seconds: a number (Unix time or from any origin) or RFC 3339.
+pub(crate) fn timestamp(text: &str) -> Option<f64> {
     if let Ok(s) = text.parse::<f64>() {
         return s.is_finite().then_some(s);
     }

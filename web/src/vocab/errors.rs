@@ -5,6 +5,7 @@
 use gpufare_core::numbers::problem::{FieldError, JsonFault, JsonProblem, Problem};
 use gpufare_core::numbers::text::{TextEncoding, TextError};
 use gpufare_core::offers::catalog::{CatalogError, CsvProblem};
+use gpufare_core::offers::queue_trace::QueueTraceError;
 use gpufare_core::offers::skypilot::SkipReason;
 use gpufare_core::offers::trace::TraceError;
 use gpufare_core::plan::settings::{PlanError, ShareMismatch};
@@ -135,6 +136,19 @@ pub fn field(lang: Lang, name: &str) -> String {
         "minimum_minutes" => Some(Label::MinimumBilled),
         "interruption_per_month" => Some(Label::InterruptionPerMonth),
         "queue_wait_hours" => Some(Label::QueueWait),
+        "queue_p0" => Some(Label::QueueP0),
+        "queue_median_hours" => Some(Label::QueueMedianField),
+        "queue_sigma" => Some(Label::QueueSigmaField),
+        "queue_trace.name" => Some(Label::QueueTraceNameField),
+        "queue_trace.starts" => Some(Label::QueueTraceStartsField),
+        "queue_trace.unstarted" => Some(Label::QueueTraceUnstartedField),
+        "queue_trace.waits_hours" => Some(Label::QueueTraceWaitsField),
+        "queue_trace.fitted.p0" => Some(Label::QueueTraceP0Field),
+        "queue_trace.fitted.median_hours" => Some(Label::QueueTraceMedianField),
+        "queue_trace.fitted.sigma" => Some(Label::QueueTraceSigmaField),
+        "neighbour_load" => Some(Label::NeighbourLoadField),
+        "compute_capped" => Some(Label::ComputeCapped),
+        "mig_profile" => Some(Label::MigProfile),
         "term_months" => Some(Label::TermMonths),
         "upfront" => Some(Label::Upfront),
         "storage_per_gb_month" => Some(Label::StoragePrice),
@@ -456,6 +470,75 @@ fn trace_error_en(err: &TraceError) -> String {
         TraceError::TooLong { max } => format!("the trace covers more than {max} hours"),
         TraceError::NeverRunning => {
             "no instance ever runs in this trace (every count is 0)".to_owned()
+        }
+    }
+}
+
+/// Words why a queue trace could not be read: the line and the column where the file says so
+/// (the file's name is put before it by the picker).
+pub fn queue_trace_error(lang: Lang, err: &QueueTraceError) -> String {
+    match (lang, err) {
+        (Lang::En, QueueTraceError::TooLarge { bytes, max }) => {
+            format!("the file is {bytes} bytes; queue traces up to {max} bytes are read")
+        }
+        (Lang::Zh, QueueTraceError::TooLarge { bytes, max }) => {
+            format!("文件有 {bytes} 字节，排队轨迹最多读取 {max} 字节")
+        }
+        (Lang::En, QueueTraceError::TooManyRows { max }) => {
+            format!("the file has more than {max} rows")
+        }
+        (Lang::Zh, QueueTraceError::TooManyRows { max }) => format!("文件超过 {max} 行"),
+        (Lang::En, QueueTraceError::NoColumns) => "no column of waits (wait_s, wait_seconds, wait or queue_s) and no pair of creation and start times (created,started; created_at,started_at; submit_time,start_time; creation_time,scheduled_time) in the header".to_owned(),
+        (Lang::Zh, QueueTraceError::NoColumns) => "表头中既没有等待时间列（`wait_s`、`wait_seconds`、`wait` 或 `queue_s`），也没有成对的创建与开始时间列（`created,started`、`created_at,started_at`、`submit_time,start_time`、`creation_time,scheduled_time`）".to_owned(),
+        (
+            Lang::En,
+            QueueTraceError::BadValue {
+                line,
+                column,
+                value,
+                expected,
+            },
+        ) => format!("line {line}, column {column}: \"{value}\" is not {expected}"),
+        (
+            Lang::Zh,
+            QueueTraceError::BadValue {
+                line,
+                column,
+                value,
+                expected,
+            },
+        ) => {
+            // Core says what was expected in English: a number of seconds, or a timestamp.
+            let what = if expected.contains("timestamp") {
+                "时间戳（秒数，或 `RFC 3339` 格式，如 2023-04-22T10:00:00Z）"
+            } else {
+                "秒数"
+            };
+            format!("第 {line} 行，`{column}` 列：“{value}”不是{what}")
+        }
+        (Lang::En, QueueTraceError::Negative { line }) => {
+            format!("line {line}: the wait is negative (a start before its creation)")
+        }
+        (Lang::Zh, QueueTraceError::Negative { line }) => {
+            format!("第 {line} 行：等待时间为负（开始早于创建）")
+        }
+        (Lang::En, QueueTraceError::TooLong { line, max_hours }) => {
+            format!("line {line}: a wait of more than {max_hours} hours")
+        }
+        (Lang::Zh, QueueTraceError::TooLong { line, max_hours }) => {
+            format!("第 {line} 行：等待时间超过 {max_hours} 小时")
+        }
+        (Lang::En, QueueTraceError::BadRow { line }) => {
+            format!("line {line}: the row cannot be read (an unclosed quote, or bytes that are not text)")
+        }
+        (Lang::Zh, QueueTraceError::BadRow { line }) => {
+            format!("第 {line} 行：无法读取该行（引号未闭合，或含有不是文本的字节）")
+        }
+        (Lang::En, QueueTraceError::Empty) => {
+            "the file holds no wait (no row, or no job that started)".to_owned()
+        }
+        (Lang::Zh, QueueTraceError::Empty) => {
+            "文件中没有任何等待时间（没有数据行，或没有任务开始过）".to_owned()
         }
     }
 }

@@ -9,7 +9,8 @@ use gpufare_core::offers::interruption::{RateForm, TRACE_POOLED_GAP_HOURS};
 use gpufare_core::offers::latency::RttBasis;
 use gpufare_core::offers::offer::{PriceEvidence, RegionClass, SecurityControl};
 use gpufare_core::offers::places::{Market, Markets, Place, jurisdiction_name};
-use gpufare_core::offers::tenancy::{LatencySource, SlowdownSource, Tenancy};
+use gpufare_core::offers::queue::{QueueSource, QueueTrace};
+use gpufare_core::offers::tenancy::{LatencySource, LoadSource, SlowdownSource, Tenancy};
 use gpufare_core::plan::assumption::Assumption;
 use gpufare_core::plan::decision::Choice;
 use gpufare_core::plan::feasibility::VramFit;
@@ -155,6 +156,34 @@ pub fn latency_source(lang: Lang, s: LatencySource) -> &'static str {
         LatencySource::RunLevel => ("the run-level tail", "按运行级慢化的尾部"),
     };
     pick(lang, en, zh)
+}
+
+/// Where the neighbours' load an offer was priced with comes from.
+pub fn load_source(lang: Lang, s: LoadSource) -> &'static str {
+    t(
+        lang,
+        match s {
+            LoadSource::Default => Label::LoadDefault,
+            LoadSource::Offer => Label::LoadOffer,
+            LoadSource::Task => Label::LoadTask,
+            LoadSource::Measured => Label::LoadMeasured,
+        },
+    )
+}
+
+/// Where an offer's queue comes from; a measured trace is named with its starts.
+pub fn queue_source(lang: Lang, s: QueueSource, trace: Option<&QueueTrace>) -> String {
+    match (s, trace) {
+        (QueueSource::None, _) => t(lang, Label::QueueNone).to_owned(),
+        (QueueSource::Offer, _) => t(lang, Label::QueueFromOffer).to_owned(),
+        (QueueSource::FromMean, _) => t(lang, Label::QueueFromMean).to_owned(),
+        (QueueSource::PreemptionTrace, _) => t(lang, Label::QueueFromPreemption).to_owned(),
+        (QueueSource::Trace, Some(q)) => match lang {
+            Lang::En => format!("measured: {}, {} starts", q.name, q.starts),
+            Lang::Zh => format!("实测：{}，{} 次启动", q.name, q.starts),
+        },
+        (QueueSource::Trace, None) => t(lang, Label::QueueFromTrace).to_owned(),
+    }
 }
 
 /// A place's name.
