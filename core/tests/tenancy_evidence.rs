@@ -161,3 +161,23 @@ fn a_memory_capped_container_alone_costs_at_most_five_percent() {
     let speed = s.speed(1.0 / 3.0, 0.0, false);
     assert!((0.95..=1.0).contains(&speed), "{speed}");
 }
+
+#[test]
+fn a_queue_trace_in_the_alibaba_columns_is_fitted() {
+    use gpufare_core::offers::queue_trace::parse_queue_trace;
+    let t = parse_queue_trace(
+        "pool-waits.csv",
+        include_str!("../../tests/fixtures/queues/pool-waits.csv"),
+    )
+    .expect("the fixture parses");
+    // Generated with half the jobs starting at once, the rest log-normal (100 s, sigma 1.9).
+    assert_eq!(t.starts + t.unstarted, 200);
+    assert!(t.unstarted > 0);
+    assert!((0.4..0.6).contains(&t.fitted.p0), "{}", t.fitted.p0);
+    let median_s = t.fitted.median_hours * 3600.0;
+    assert!((50.0..200.0).contains(&median_s), "{median_s}");
+    assert!((1.5..2.3).contains(&t.fitted.sigma), "{}", t.fitted.sigma);
+    let q = Queue::from_trace(&t);
+    assert_eq!(q.source, QueueSource::Trace);
+    assert!(q.quantile_hours(0.5) < 0.1 * q.mean_hours());
+}

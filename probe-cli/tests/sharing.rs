@@ -169,3 +169,40 @@ fn a_queue_trace_replaces_the_assumed_queue_and_bad_ones_are_refused() {
     let out = plan_args(&["--queue-trace", "just-a-name"]);
     assert!(text(&out.stderr).contains("OFFER=FILE"));
 }
+
+/// The README's worked example: the same task and two offers, the recommendation turns from the
+/// whole card to the time-sliced half card once the neighbour is known to be light.
+#[test]
+fn the_readmes_worked_example_turns_with_the_neighbours_load() {
+    let task = root().join("examples/sharing/task.json");
+    let catalog = root().join("examples/sharing/catalog.csv");
+    let run = |extra: &[&str]| {
+        let mut args = vec![
+            "plan",
+            "--task",
+            task.to_str().unwrap(),
+            "--catalog",
+            catalog.to_str().unwrap(),
+            "--format",
+            "json",
+            "--today",
+            "2026-12-06",
+        ];
+        args.extend_from_slice(extra);
+        let out = gpufare(&args);
+        assert!(out.status.success(), "{}", text(&out.stderr));
+        let v: serde_json::Value = serde_json::from_str(&text(&out.stdout)).unwrap();
+        v
+    };
+    let busy = run(&[]);
+    let light = run(&["--neighbour-load", "0.3"]);
+    assert_eq!(busy["decision"]["recommended_offer"], "suanjia-4090-payg");
+    assert_eq!(light["decision"]["recommended_offer"], TIME_SLICED);
+    let total = |v: &serde_json::Value, id: &str| row(v, id)["total_expected"].as_f64().unwrap();
+    assert!(total(&busy, TIME_SLICED) > total(&busy, "suanjia-4090-payg"));
+    assert!(total(&light, TIME_SLICED) < total(&light, "suanjia-4090-payg"));
+    // The figures the README's table gives.
+    assert_eq!(total(&busy, TIME_SLICED), 32.31);
+    assert_eq!(total(&light, TIME_SLICED), 22.06);
+    assert_eq!(total(&light, "suanjia-4090-payg"), 23.53);
+}

@@ -25,13 +25,14 @@ use gpufare_core::task::presets::{PRESET_IDS, preset};
 use crate::run_cmd;
 
 /// The fuzz targets, one per parser (and `plan` on parsed input).
-pub const TARGETS: [&str; 15] = [
+pub const TARGETS: [&str; 16] = [
     "task",
     "profile",
     "catalog",
     "scenario",
     "budget",
     "trace",
+    "queue_trace",
     "plan",
     "numbers",
     "fleet",
@@ -272,6 +273,17 @@ fn seed(root: &Path, target: &str, corpus: &Path) -> Result<()> {
             seeds.push((
                 "small.json".into(),
                 br#"{"gap_seconds": 600, "data": [1, 1, 0, 1, 0, 0, 1]}"#.to_vec(),
+            ));
+        }
+        "queue_trace" => {
+            for p in files("tests/fixtures/queues", "csv")? {
+                seeds.push((name(&p), read(&p)?));
+            }
+            seeds.push(("bare.csv".into(), b"0\n0\n12\n3600\n".to_vec()));
+            seeds.push((
+                "times.csv".into(),
+                b"created,started\n2023-04-22T10:00:00Z,2023-04-22T10:05:00Z\n100,100\n5,\n"
+                    .to_vec(),
             ));
         }
         "plan" => {

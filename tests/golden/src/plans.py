@@ -5,6 +5,7 @@ Run: python3 tests/golden/src/plans.py  (the JSON it writes is checked in; the R
 Money is rounded half away from zero to 0.01 per component; totals are sums of rounded components.
 """
 import json, math
+from statistics import NormalDist
 from decimal import Decimal, ROUND_HALF_UP, ROUND_CEILING
 from pathlib import Path
 
@@ -182,6 +183,66 @@ scenario("the same slice for memory-bound work", "1 / (1/8) = 8 h",
          {"work_hours": 1, "vram_gib": 5, "bound": "memory"},
          [payg("mig", 1, tenancy="mig", mig_profile="1g.10gb", gpu_fraction=MIG_1G, vram_gib=9.75)],
          {"options": {"mig": {"feasible": True, "hours_expected": 8.0, **money(rent=metered(1, 8.0))}}})
+# 21d: work-conserving sharing (Tally's fit): a tenant of nominal share f next to neighbours of
+# load L runs at v = max(f, 1 - L^gamma) x (1 - o L) x (1 - c) of the card; the slowdown against
+# f is log-normal with median f / v and sigma (both to 6 decimals, as the plan carries them).
+Z99 = NormalDist().inv_cdf(0.99)
+SHARING = {"time_sliced": (1.138, 0.152, 0.1304, 0.0), "mps": (3.298, 0.093, 0.0741, 0.0)}
+def shared_slowdown(tenancy, f, load, capped=False):
+    gamma, sigma, o, c = SHARING[tenancy]
+    left = f if capped else max(f, 1 - load ** gamma)
+    v = left * (1 - o * load) * (1 - c)
+    median = round(f / v, 6)
+    p99 = round(median * math.exp(Z99 * sigma), 6)
+    s = math.log(p99 / median) / Z99
+    return median, p99, median * math.exp(s * s / 2)
+TS_LIGHT = shared_slowdown("time_sliced", 0.5, 0.5)
+TS_BUSY = shared_slowdown("time_sliced", 0.5, 1.0)
+TS_TASK = shared_slowdown("time_sliced", 0.5, 0.2)
+MPS_CAPPED = shared_slowdown("mps", 0.5, 0.0, capped=True)
+scenario("a time-shared tenant gets what its neighbours leave",
+         "half a card: light neighbours (row, L 0.5) -> median %.4f; none known -> always busy %.4f; capped MPS alone stays at its half" % (TS_LIGHT[0], TS_BUSY[0]),
+         {"work_hours": 1, "vram_gib": 5},
+         [payg("light", 1, tenancy="time_sliced", gpu_fraction=0.5, slowdown=None, neighbour_load=0.5),
+          payg("busy", 1, tenancy="time_sliced", gpu_fraction=0.5, slowdown=None),
+          payg("capped", 1, tenancy="mps", gpu_fraction=0.5, slowdown=None, neighbour_load=0.0, compute_capped=True)],
+         {"options": {"light": {"/slowdown/median": TS_LIGHT[0], "/slowdown/p99": TS_LIGHT[1],
+                                "/neighbour_load/source": "offer", "hours_expected": round(2 * TS_LIGHT[2], 4)},
+                      "busy": {"/slowdown/median": TS_BUSY[0], "/neighbour_load/load": 1.0,
+                               "/neighbour_load/source": "default", "hours_expected": round(2 * TS_BUSY[2], 4)},
+                      "capped": {"/slowdown/median": MPS_CAPPED[0], "hours_expected": round(2 * MPS_CAPPED[2], 4)}}})
+scenario("the user's neighbours' load beats the row's", "task L 0.2 over the row's 0.5",
+         {"work_hours": 1, "vram_gib": 5, "neighbour_load": 0.2},
+         [payg("light", 1, tenancy="time_sliced", gpu_fraction=0.5, slowdown=None, neighbour_load=0.5)],
+         {"options": {"light": {"/slowdown/median": TS_TASK[0], "/neighbour_load/source": "task",
+                                "hours_expected": round(2 * TS_TASK[2], 4)}}})
+# 21e: queues start at once or take a long while: p0, then log-normal (median, sigma). The mean
+# adds to the wall clock; max_queue_hours is checked against the P90 wait; a row's mean alone
+# (queue_wait_hours) takes its pool kind's fitted p0 and sigma (one whole GPU: 0.422, 2.032).
+def queue(p0, median, sigma):
+    q = lambda p: 0.0 if p <= p0 else median * math.exp(sigma * NormalDist().inv_cdf((p - p0) / (1 - p0)))
+    return {"p50": q(0.5), "p90": q(0.9), "p99": q(0.99), "mean": (1 - p0) * median * math.exp(sigma ** 2 / 2)}
+POOL = queue(0.5, 0.4, 1.6)
+WHOLE_P0, WHOLE_SIGMA = 0.422, 2.032
+FROM_MEAN = queue(WHOLE_P0, 0.5 / ((1 - WHOLE_P0) * math.exp(WHOLE_SIGMA ** 2 / 2)), WHOLE_SIGMA)
+scenario("a pool's wait is at once or a long while, and the P90 is what a limit checks",
+         "mean %.4f h but P90 %.4f h: over a 1 h limit; the row's 0.5 h mean keeps its mean" % (POOL["mean"], POOL["p90"]),
+         {"work_hours": 4, "value_of_time_per_hour": "10", "max_queue_hours": 1},
+         [payg("pool", 3, queue_p0=0.5, queue_median_hours=0.4, queue_sigma=1.6),
+          payg("card", 3, queue_wait_hours=0.5)],
+         {"options": {"pool": {"feasible": POOL["p90"] <= 1, "reasons": [] if POOL["p90"] <= 1 else ["queue_too_long"],
+                               **{"/queue_hours/" + k: round(v, 4) for k, v in POOL.items()},
+                               "/queue_hours/source": "offer"},
+                      "card": {"feasible": FROM_MEAN["p90"] <= 1, "hours_expected": 4.5,
+                               **{"/queue_hours/" + k: round(v, 4) for k, v in FROM_MEAN.items()},
+                               "/queue_hours/source": "from_mean",
+                               **money(rent=metered(3, 4), time_cost=4.5 * 10)}}})
+scenario("without a limit the pool's mean wait is priced as time", "4 h + mean %.4f h at 10 per hour" % POOL["mean"],
+         {"work_hours": 4, "value_of_time_per_hour": "10"},
+         [payg("pool", 3, queue_p0=0.5, queue_median_hours=0.4, queue_sigma=1.6)],
+         {"options": {"pool": {"feasible": True, "hours_expected": round(4 + POOL["mean"], 4),
+                               "queue_hours_expected": round(POOL["mean"], 4),
+                               **money(rent=metered(3, 4), time_cost=(4 + POOL["mean"]) * 10)}}})
 # 22: no interruptions tolerated.
 scenario("a job that cannot be interrupted excludes spot", "interruptible: false",
          {"interruptible": False}, [payg("spot", 1, interruption_per_month=0.075) | {"billing_mode": "spot"}, payg("card", 12)],
