@@ -318,6 +318,38 @@ fn assumptions(settings: &PlanSettings, catalog: &Catalog) -> Vec<Assumption> {
             source: "object storage, infrequent-access tier (assumed typical list price)".into(),
         },
     ];
+    if catalog
+        .offers
+        .iter()
+        .any(|o| o.slowdown.is_none() && o.tenancy.sharing().is_some())
+    {
+        list.push(Assumption {
+            id: "neighbour_load".into(),
+            value: "1 (neighbours always busy) unless measured, typed by you or stated by the row".into(),
+            source: "work-conserving sharing fitted to Tally's 12 A100 pairs (ASPLOS 2025); a probe profile's GPU utilisation before our load measures it".into(),
+        });
+    }
+    let mut kinds = std::collections::BTreeSet::new();
+    for o in &catalog.offers {
+        if o.queue_trace.is_none()
+            && (o.queue_median_hours.is_none() && o.queue_wait_hours.is_some_and(|m| m > 0.0)
+                || o.queue_median_hours.is_some()
+                    && (o.queue_p0.is_none() || o.queue_sigma.is_none()))
+        {
+            let kind = crate::offers::queue::PoolKind::of(o);
+            if kinds.insert(kind.id()) {
+                let (p0, median, sigma) = kind.default_queue();
+                list.push(Assumption {
+                    id: format!("queue.{}", kind.id()),
+                    value: format!(
+                        "at once with probability {p0}, else log-normal: median {:.0} s, sigma {sigma}",
+                        median * 3600.0
+                    ),
+                    source: "fitted to the Kaplan-Meier waits of Alibaba's 2023 GPU-sharing cluster (alibaba/clusterdata, openb); spreads a row's mean wait; a queue trace replaces it".into(),
+                });
+            }
+        }
+    }
     let mut seen = std::collections::BTreeSet::new();
     for o in &catalog.offers {
         if o.slowdown.is_none() && seen.insert(o.tenancy) {
