@@ -1,7 +1,9 @@
 // Sharing and queues on the page (issue 32, item 6), in English and in Chinese: the neighbours'
 // load typed in the task moves a time-sliced offer's slowdown and total and is shown as the
 // user's value; a queue trace attached to an offer is shown as measured, with its starts and the
-// queue's distribution, and a bad one is refused naming its line; a catalog offer's queue spread
+// queue's distribution, travels in the share link, and a bad one is refused naming its line; an
+// offer of the user's own takes one too and loses it with the offer; a link whose queue trace
+// names an offer the catalog lacks is refused naming it; a catalog offer's queue spread
 // from its mean wait shows a median far below its mean; a probe profile's utilisation before any
 // load of ours becomes the measured neighbours' load of the matching shared offers. Each figure
 // is checked against the CLI's plan of the scenario the page saved.
@@ -194,8 +196,11 @@ for (const [locale, lang] of LANGS) {
     await page.setInputFiles('#queue-trace-file', good);
     const row = page.locator(`#queue-traces-table tr[data-offer="${QUEUED}"]`);
     await row.waitFor();
-    await page.waitForFunction((id) => (JSON.parse(localStorage.getItem('gpufare.scenario')).edits?.added ?? []).some((o) => o.id === id && o.queue_trace), QUEUED);
+    await page.waitForFunction((id) => (JSON.parse(localStorage.getItem('gpufare.scenario')).queue_traces ?? []).some((q) => q.offer_id === id && q.trace.starts === 100), QUEUED);
     await settled(page);
+    // The scenario lists the trace by offer; the catalog's row itself is neither copied nor removed.
+    const kept = await saved(page);
+    assert.deepEqual([kept.queue_traces.length, kept.edits?.added ?? [], kept.edits?.removed ?? []], [1, [], []]);
     const facts = await row.locator('dl.queue-trace-stats').evaluate((dl) => Object.fromEntries([...dl.querySelectorAll('dd')].map((dd) => [dd.dataset.key, dd.textContent])));
     assert.deepEqual(facts, { file: 'pool-waits.csv', starts: '100', unstarted: '0', p0: '60.0 %', median: wait(lang, 0.5), sigma: '0.00' });
     assert.match(await page.locator('#queue-traces > summary').textContent(), /\(1\)$/);
@@ -232,15 +237,70 @@ for (const [locale, lang] of LANGS) {
     await page.locator('#queue-trace-error').filter({ hasText: 'nocols.csv' }).waitFor();
     assert.match(await page.locator('#queue-trace-error').textContent(), /wait_s/);
 
+    // The page's share link carries the trace: opened afresh, the offer queues as measured.
+    await page.click('#share');
+    const link = await page.inputValue('#share-link');
+    assert.ok(link.startsWith(`${BASE}#s=`), link);
+    const other = await openPage(browser, t, link, locale);
+    await openPanel(other, '#queue-traces');
+    const carried = other.locator(`#queue-traces-table tr[data-offer="${QUEUED}"] dd[data-key="file"]`);
+    await carried.waitFor();
+    assert.equal(await carried.textContent(), 'pool-waits.csv');
+    await showDetails(other, QUEUED);
+    await other.locator(`#queue-facts[data-offer="${QUEUED}"][data-source="trace"]`).waitFor();
+
     // Removed, the catalog's row and its assumed queue are back.
     await page.click(`#queue-trace-remove-${QUEUED}`);
     await page.waitForFunction(() => {
       const s = JSON.parse(localStorage.getItem('gpufare.scenario'));
-      return !(s.edits?.added ?? []).length && !(s.edits?.removed ?? []).length;
+      return !(s.queue_traces ?? []).length && !(s.edits?.added ?? []).length && !(s.edits?.removed ?? []).length;
     });
     await settled(page);
     await page.locator('#queue-traces-none').waitFor();
     await page.locator(`#queue-facts[data-offer="${QUEUED}"][data-source="from_mean"]`).waitFor();
+  });
+
+  test(`queue: an offer of the user's own takes a queue trace through the same list, which goes with the offer; a link naming an offer the catalog lacks says so (${lang})`, async (t) => {
+    const page = await openPage(browser, t, BASE, locale);
+    await openPanel(page, '.add-offer');
+    await page.selectOption('#new-gpu', 'H100-SXM');
+    await page.fill('#new-vram', '80');
+    await page.fill('#new-price', '9');
+    await page.click('#add-offer');
+    await page.waitForFunction(() => (JSON.parse(localStorage.getItem('gpufare.scenario')).edits?.added ?? []).some((o) => o.id === 'custom-1'));
+    await openPanel(page, '#queue-traces');
+    await page.selectOption('#queue-trace-offer', 'custom-1');
+    // Every start after an hour.
+    await page.setInputFiles('#queue-trace-file', { name: 'own-pool.csv', mimeType: 'text/csv', buffer: Buffer.from('wait_s\n3600\n3600\n3600\n') });
+    await page.locator('#queue-traces-table tr[data-offer="custom-1"]').waitFor();
+    await page.waitForFunction(() => (JSON.parse(localStorage.getItem('gpufare.scenario')).queue_traces ?? []).some((q) => q.offer_id === 'custom-1'));
+    await settled(page);
+    const mine = (await saved(page)).edits.added.find((o) => o.id === 'custom-1');
+    assert.equal(mine.queue_trace, undefined, 'the offer itself is untouched');
+    const cli = (await cliOptions(page)).get('custom-1');
+    assert.equal(cli.queue_hours.source, 'trace');
+    assert.equal(cli.queue_hours.p50, 1);
+
+    // The offer removed, its trace goes too.
+    await page.click('#offers-table tr[data-offer="custom-1"] button.link');
+    await page.waitForFunction(() => {
+      const s = JSON.parse(localStorage.getItem('gpufare.scenario'));
+      return !(s.queue_traces ?? []).length && !(s.edits?.added ?? []).length;
+    });
+    await page.locator('#queue-traces-none').waitFor();
+    await settled(page);
+
+    // A link whose queue trace names an offer the catalog lacks is refused, the offer named.
+    const scenario = await saved(page);
+    scenario.queue_traces = [{
+      offer_id: 'no-such-offer',
+      trace: { name: 'waits.csv', starts: 3, waits_hours: Array(64).fill(1), fitted: { p0: 0, median_hours: 1, sigma: 0 } },
+    }];
+    const bad = await openPage(browser, t, `${BASE}#s=${Buffer.from(JSON.stringify(scenario)).toString('base64url')}`, locale);
+    const said = await bad.locator('#link-error').textContent();
+    assert.ok(said.includes('no-such-offer'), said);
+    if (lang === 'zh') assert.match(said, CJK);
+    else assert.doesNotMatch(said, CJK);
   });
 
   test(`queue: a catalog offer's queue from its mean wait starts at once or takes a long while (${lang})`, async (t) => {

@@ -142,21 +142,14 @@ fn OfferRow(lang: ReadSignal<Lang>, scenario: RwSignal<Scenario>, offer: Offer) 
                         if let Some(p) = v {
                             let id = id.clone();
                             scenario.update(move |s| {
-                                // An offer of the user's own (or a catalog row's copy carrying
-                                // a queue trace) holds its price itself; the catalog's row keeps
-                                // the edit for when the copy goes.
-                                if let Some(o) = s.edits.added.iter_mut().find(|o| o.id == id) {
-                                    match default_catalog().offers.iter().find(|b| b.id == id) {
-                                        Some(base) => {
-                                            o.price = p;
-                                            o.estimate = false;
-                                            o.price_evidence = None;
-                                            o.source = format!("edited by the user (was {})", base.price);
-                                        }
-                                        None => o.price = p,
+                                // An offer of the user's own holds its price itself; a catalog
+                                // row's edit is kept apart from the catalog.
+                                match s.edits.added.iter_mut().find(|o| o.id == id) {
+                                    Some(o) => o.price = p,
+                                    None => {
+                                        s.edits.prices.insert(id, p);
                                     }
                                 }
-                                s.edits.prices.insert(id, p);
                             });
                         }
                     }
@@ -175,6 +168,9 @@ fn OfferRow(lang: ReadSignal<Lang>, scenario: RwSignal<Scenario>, offer: Offer) 
                         move |_| {
                             let id = id.clone();
                             scenario.update(move |s| {
+                                // A queue trace goes with its offer: a scenario naming an offer
+                                // its catalog lacks is refused when it is read back.
+                                s.detach_queue_trace(&id);
                                 if s.edits.added.iter().any(|o| o.id == id) {
                                     s.edits.added.retain(|o| o.id != id);
                                 } else if !s.edits.removed.contains(&id) {

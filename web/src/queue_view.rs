@@ -5,10 +5,11 @@
 //! checked by `gpufare_core::offers::queue_trace`; nothing is uploaded. A refused file leaves the
 //! scenario as it was and says why beside the picker, naming the file, the line and the column.
 //!
-//! The scenario keeps a trace on the offer itself (`Offer::queue_trace`), so that the plan, the
-//! share link, the exports and the CLI all see it: a user's own offer carries it as it is; a
-//! catalog offer is replaced by a copy that carries it (the row removed, the copy added under the
-//! same id), and removing the trace puts the catalog's row back.
+//! The scenario keeps the traces in its own list (`Scenario::queue_traces`, by offer id), for a
+//! catalog offer and a user's own alike; the catalog it builds puts each on its offer, so the
+//! plan, the share link, the exports and the CLI all see it, and the catalog's rows stay as they
+//! are. An offer of the user's own that came with a trace of its own (an imported file) is listed
+//! too, and its trace can be removed the same way.
 
 use gpufare_core::offers::default::default_catalog;
 use gpufare_core::offers::offer::Offer;
@@ -16,7 +17,7 @@ use gpufare_core::offers::queue::QueueTrace;
 use gpufare_core::offers::queue_trace::{
     MAX_QUEUE_TRACE_BYTES, QueueTraceError, parse_queue_trace,
 };
-use gpufare_core::scenario::document::Scenario;
+use gpufare_core::scenario::document::{AttachedQueueTrace, CatalogEdits, Scenario};
 use leptos::prelude::*;
 use leptos::task::spawn_local;
 
@@ -35,11 +36,17 @@ pub fn QueuePanel(
 ) -> impl IntoView {
     let summary = Signal::derive(move || {
         let n = scenario.with(|s| {
-            s.edits
-                .added
-                .iter()
-                .filter(|o| o.queue_trace.is_some())
-                .count()
+            let mut ids: Vec<&str> = s.queue_traces.iter().map(|a| a.offer_id.as_str()).collect();
+            ids.extend(
+                s.edits
+                    .added
+                    .iter()
+                    .filter(|o| o.queue_trace.is_some())
+                    .map(|o| o.id.as_str()),
+            );
+            ids.sort_unstable();
+            ids.dedup();
+            ids.len()
         });
         let title = t(lang.get(), Label::QueueTraces);
         if n == 0 {
@@ -89,45 +96,53 @@ async fn read_queue_trace(file: web_sys::File) -> Result<QueueTrace, Refusal> {
     parse_queue_trace(&file.name(), &text).map_err(Refusal::Queue)
 }
 
-/// Attaches `trace` to the offer `id`: on a user's own offer in place; a catalog offer is
-/// replaced by a copy carrying it (as the scenario prices it now, the user's price included).
-pub fn attach_queue_trace(s: &mut Scenario, id: &str, trace: QueueTrace) {
-    if let Some(o) = s.edits.added.iter_mut().find(|o| o.id == id) {
-        o.queue_trace = Some(trace);
-        return;
-    }
-    let Some(mut copy) = s
-        .edits
-        .apply(default_catalog())
-        .offers
-        .into_iter()
-        .find(|o| o.id == id)
-    else {
-        return;
-    };
-    copy.queue_trace = Some(trace);
-    if !s.edits.removed.iter().any(|r| r == id) {
-        s.edits.removed.push(id.to_owned());
-    }
-    s.edits.added.push(copy);
-}
-
-/// Removes the queue trace of the offer `id`: a catalog offer's copy gives way to the catalog's
-/// row again (with the user's price, if any); a user's own offer keeps its other figures.
-pub fn detach_queue_trace(s: &mut Scenario, id: &str) {
-    let from_catalog = default_catalog().offers.iter().any(|o| o.id == id);
-    if from_catalog {
-        s.edits.added.retain(|o| o.id != id);
-        s.edits.removed.retain(|r| r != id);
-    } else if let Some(o) = s.edits.added.iter_mut().find(|o| o.id == id) {
+/// Removes the queue trace of the offer `id`: the one the scenario attached, and one a user's own
+/// offer came with. The offer's own queue applies again.
+fn detach_queue_trace(s: &mut Scenario, id: &str) {
+    s.detach_queue_trace(id);
+    for o in s.edits.added.iter_mut().filter(|o| o.id == id) {
         o.queue_trace = None;
     }
+}
+
+/// The queue traces the plan uses, in the order the scenario lists them: those attached through
+/// the scenario's list (on the offer the catalog holds, or on none when it is gone, so that it can
+/// still be removed), then those a user's own offer carries itself.
+fn attached_traces(edits: &CatalogEdits, listed: &[AttachedQueueTrace]) -> Vec<Attached> {
+    let catalog = edits.apply(default_catalog());
+    let mut rows: Vec<Attached> = Vec::new();
+    for a in listed {
+        let row = Attached {
+            id: a.offer_id.clone(),
+            offer: catalog.offers.iter().find(|o| o.id == a.offer_id).cloned(),
+            trace: a.trace.clone(),
+        };
+        // A later entry for the same offer replaces an earlier one, as in the plan.
+        match rows.iter_mut().find(|r| r.id == row.id) {
+            Some(r) => *r = row,
+            None => rows.push(row),
+        }
+    }
+    for o in &edits.added {
+        if let Some(trace) = &o.queue_trace
+            && !rows.iter().any(|r| r.id == o.id)
+        {
+            rows.push(Attached {
+                id: o.id.clone(),
+                offer: Some(o.clone()),
+                trace: trace.clone(),
+            });
+        }
+    }
+    rows
 }
 
 /// One attached trace: the offer it is on and what it holds.
 #[derive(Debug, Clone, PartialEq)]
 struct Attached {
-    offer: Offer,
+    id: String,
+    /// The offer as the scenario's catalog holds it (none: no longer there).
+    offer: Option<Offer>,
     trace: QueueTrace,
 }
 
@@ -141,6 +156,10 @@ fn queue_body(
     // The offer a trace goes to (none picked: the first listed).
     let chosen = RwSignal::new(None::<String>);
     let basis = Memo::new(move |_| scenario.with(|s| (s.edits.clone(), s.filter.clone())));
+    let listed = Memo::new(move |_| scenario.with(|s| s.queue_traces.clone()));
+    let attached = Memo::new(move |_| {
+        basis.with(|(edits, _)| listed.with(|listed| attached_traces(edits, listed)))
+    });
     let offers = Memo::new(move |_| {
         basis.with(|(edits, filter)| {
             edits
@@ -149,20 +168,6 @@ fn queue_body(
                 .into_iter()
                 .filter(|o| filter.matches(o))
                 .map(|o| (o.id.clone(), o))
-                .collect::<Vec<_>>()
-        })
-    });
-    let attached = Memo::new(move |_| {
-        basis.with(|(edits, _)| {
-            edits
-                .added
-                .iter()
-                .filter_map(|o| {
-                    o.queue_trace.clone().map(|trace| Attached {
-                        offer: o.clone(),
-                        trace,
-                    })
-                })
                 .collect::<Vec<_>>()
         })
     });
@@ -184,7 +189,7 @@ fn queue_body(
             match read_queue_trace(file).await {
                 Ok(trace) => {
                     refused.set(None);
-                    scenario.update(|s| attach_queue_trace(s, &id, trace));
+                    scenario.update(|s| s.attach_queue_trace(&id, trace));
                 }
                 Err(why) => refused.set(Some((name, why))),
             }
@@ -202,7 +207,7 @@ fn queue_body(
     };
     let row = move |a: Attached| {
         let lang_now = lang.get();
-        let id = a.offer.id.clone();
+        let id = a.id.clone();
         let remove = {
             let id = id.clone();
             move |_| {
@@ -214,26 +219,38 @@ fn queue_body(
             let id = id.clone();
             move |_| crate::details_view::show_details(details, id.clone())
         };
-        let title = format!(
-            " · {}×{} · {}",
-            a.offer.gpu_count,
-            a.offer.gpu,
-            model::tenancy(lang_now, a.offer.tenancy)
-        );
+        let (provider, title) = match &a.offer {
+            Some(o) => (
+                o.provider.clone(),
+                format!(
+                    " · {}×{} · {}",
+                    o.gpu_count,
+                    o.gpu,
+                    model::tenancy(lang_now, o.tenancy)
+                ),
+            ),
+            None => (
+                String::new(),
+                t(lang_now, Label::QueueTraceOfferGone).to_owned(),
+            ),
+        };
+        let listed = a.offer.is_some();
         view! {
             <tr data-offer=id.clone()>
                 <td>
                     <span translate="no">{id.clone()}</span>
                     <br />
-                    <span class="muted"><span translate="no">{a.offer.provider.clone()}</span>{title}</span>
+                    <span class="muted"><span translate="no">{provider}</span>{title}</span>
                 </td>
                 <td>{queue_trace_facts(lang_now, &id, &a.trace)}</td>
                 <td>
                     <button type="button" id=format!("queue-trace-remove-{id}") on:click=remove>
                         {t(lang_now, Label::RemoveTrace)}
                     </button>
-                    " "
-                    <button type="button" class="details-link" on:click=show>{t(lang_now, Label::ShowDetails)}</button>
+                    {listed.then(|| view! {
+                        " "
+                        <button type="button" class="details-link" on:click=show>{t(lang_now, Label::ShowDetails)}</button>
+                    })}
                 </td>
             </tr>
         }

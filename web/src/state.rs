@@ -1,8 +1,9 @@
 //! Where the scenario lives between visits: the page's URL fragment (a share link) and
 //! localStorage. Nothing is sent anywhere; the fragment never leaves the browser.
 
+use gpufare_core::offers::default::default_catalog;
 use gpufare_core::scenario::document::{Scenario, ScenarioError, parse_scenario};
-use gpufare_core::scenario::share::{decode_share, encode_share};
+use gpufare_core::scenario::share::{decode_share_for, encode_share};
 use gpufare_core::task::Reach;
 use gpufare_core::task::presets::preset;
 use leptos::prelude::*;
@@ -75,10 +76,18 @@ fn link_payload() -> Option<String> {
     hash.strip_prefix("#s=").map(str::to_owned)
 }
 
-/// The scenario saved in this browser, if there is one that can be read.
+/// The scenario saved in this browser, if there is one that can be read. A queue trace on an
+/// offer the catalog no longer holds (a newer site dropped the row) is let go rather than the
+/// whole copy: it is the user's own work, and the trace had nothing left to price.
 fn saved_scenario() -> Option<Scenario> {
     let text = storage().and_then(|s| s.get_item(STORAGE_KEY).ok().flatten())?;
-    parse_scenario(&text).ok()
+    let mut scenario = parse_scenario(&text).ok()?;
+    while let Err(ScenarioError::QueueTraceOffer { offer }) =
+        scenario.validate_offers(default_catalog())
+    {
+        scenario.detach_queue_trace(&offer);
+    }
+    Some(scenario)
 }
 
 /// The scenario to start with: a share link wins, then the saved copy, then the default. A link
@@ -98,7 +107,7 @@ fn first_scenario() -> (Scenario, Origin) {
         if own && let Some(s) = saved_scenario() {
             return (s, Origin::Saved);
         }
-        return match decode_share(&payload) {
+        return match decode_share_for(&payload, default_catalog()) {
             Ok(s) => (s, Origin::Link),
             Err(e) => match saved_scenario() {
                 Some(s) => (s, Origin::BadLink(e, true)),

@@ -15,6 +15,7 @@ use crate::offers::billing::BillingMode;
 use crate::offers::catalog::Catalog;
 use crate::offers::import::{OnClash, merge};
 use crate::offers::offer::{Offer, RegionClass};
+use crate::offers::queue::QueueTrace;
 use crate::offers::trace::{AttachedTrace, Trace, TraceError};
 use crate::offers::validate::{MAX_OFFER_PRICE, MIN_NONZERO_PRICE, validate_offer};
 use crate::plan::context::Context;
@@ -25,6 +26,11 @@ use crate::task::document::{TaskError, TaskProfile};
 
 /// The scenario format this build writes and the newest it reads.
 pub const SCENARIO_FORMAT_VERSION: u32 = 1;
+
+/// The most queue traces a scenario may carry. Each is small (64 quantiles and a fit), but a
+/// document is read before anything else is known about it, so the list is bounded; it is far
+/// more than the offers a catalog holds.
+pub const MAX_QUEUE_TRACES: usize = 1024;
 
 /// The user's changes to a base catalog.
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize, JsonSchema)]
@@ -109,6 +115,16 @@ impl OfferFilter {
     }
 }
 
+/// Waits measured on a pool, attached to one offer of the scenario's catalog (a base offer or one
+/// the user added): the offer's queue is drawn from them instead of assumed.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct AttachedQueueTrace {
+    /// The offer whose starts queue as measured.
+    pub offer_id: String,
+    /// The measured waits.
+    pub trace: QueueTrace,
+}
+
 /// Everything needed to reproduce a plan.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct Scenario {
@@ -133,6 +149,10 @@ pub struct Scenario {
     /// Preemption traces attached to offers: their risk comes from the traces.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub traces: Vec<AttachedTrace>,
+    /// Queue traces attached to offers: the waits measured on their pools replace their assumed
+    /// queues. A later entry for the same offer replaces an earlier one.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub queue_traces: Vec<AttachedQueueTrace>,
 }
 
 /// Why a scenario (or share link) could not be read.
@@ -174,6 +194,30 @@ pub enum ScenarioError {
         /// What is wrong.
         error: TraceError,
     },
+    /// A queue trace in the scenario is damaged.
+    #[error("the scenario is invalid: the queue trace of {offer}, field {}: {}", .error.field, .error.problem)]
+    QueueTrace {
+        /// The offer it is attached to.
+        offer: String,
+        /// The field at fault and why.
+        error: FieldError,
+    },
+    /// A queue trace is attached to an offer the scenario's catalog does not hold.
+    #[error(
+        "the scenario is invalid: a queue trace names {offer}, but the catalog has no such offer"
+    )]
+    QueueTraceOffer {
+        /// The id named.
+        offer: String,
+    },
+    /// More queue traces than [`MAX_QUEUE_TRACES`].
+    #[error("the scenario is invalid: {found} queue traces; at most {max} are read")]
+    TooManyQueueTraces {
+        /// How many the document holds.
+        found: usize,
+        /// The limit.
+        max: usize,
+    },
     /// A figure measured by a probe profile is out of range.
     #[error("the scenario is invalid: measured figures for {gpu}, field {}: {}", .error.field, .error.problem)]
     Measured {
@@ -204,6 +248,7 @@ impl Scenario {
             filter: OfferFilter::default(),
             measured: Vec::new(),
             traces: Vec::new(),
+            queue_traces: Vec::new(),
         }
     }
 
@@ -219,6 +264,48 @@ impl Scenario {
     /// Removes the trace attached to `offer_id`.
     pub fn detach_trace(&mut self, offer_id: &str) {
         self.traces.retain(|t| t.offer_id != offer_id);
+    }
+
+    /// Attaches the queue trace `trace` to the offer `offer_id` (of the base catalog or one the
+    /// user added), replacing the one it had.
+    pub fn attach_queue_trace(&mut self, offer_id: &str, trace: QueueTrace) {
+        self.detach_queue_trace(offer_id);
+        self.queue_traces.push(AttachedQueueTrace {
+            offer_id: offer_id.to_owned(),
+            trace,
+        });
+    }
+
+    /// Removes the queue trace attached to `offer_id`: the offer's own queue applies again.
+    pub fn detach_queue_trace(&mut self, offer_id: &str) {
+        self.queue_traces.retain(|t| t.offer_id != offer_id);
+    }
+
+    /// The queue trace attached to `offer_id`, if any (the last one listed for it).
+    pub fn queue_trace(&self, offer_id: &str) -> Option<&QueueTrace> {
+        self.queue_traces
+            .iter()
+            .rev()
+            .find(|t| t.offer_id == offer_id)
+            .map(|t| &t.trace)
+    }
+
+    /// Puts the attached queue traces on the offers of `catalog` they name (a later entry for an
+    /// offer wins); entries naming an offer the catalog lacks change nothing.
+    fn apply_queue_traces(&self, catalog: &mut Catalog) {
+        if self.queue_traces.is_empty() {
+            return;
+        }
+        let by_offer: BTreeMap<&str, &QueueTrace> = self
+            .queue_traces
+            .iter()
+            .map(|t| (t.offer_id.as_str(), &t.trace))
+            .collect();
+        for o in &mut catalog.offers {
+            if let Some(trace) = by_offer.get(o.id.as_str()) {
+                o.queue_trace = Some((*trace).clone());
+            }
+        }
     }
 
     /// Shows money in `to`: the task's typed amounts (value of time, deadline penalty, budget) are
@@ -260,9 +347,11 @@ impl Scenario {
         Context::new(&self.task, &self.settings).price_per_gpu_hour(offer)
     }
 
-    /// The catalog this scenario prices: the base with the edits applied, then filtered.
+    /// The catalog this scenario prices: the base with the edits and the queue traces applied,
+    /// then filtered.
     pub fn catalog(&self, base: &Catalog) -> Catalog {
         let mut catalog = self.edits.apply(base);
+        self.apply_queue_traces(&mut catalog);
         catalog.offers.retain(|o| self.filter.matches(o));
         crate::profile::evidence::apply(&mut catalog, &self.measured);
         catalog
@@ -327,6 +416,20 @@ impl Scenario {
                 error,
             })?;
         }
+        if self.queue_traces.len() > MAX_QUEUE_TRACES {
+            return Err(ScenarioError::TooManyQueueTraces {
+                found: self.queue_traces.len(),
+                max: MAX_QUEUE_TRACES,
+            });
+        }
+        for t in &self.queue_traces {
+            t.trace
+                .validate()
+                .map_err(|error| ScenarioError::QueueTrace {
+                    offer: t.offer_id.clone(),
+                    error,
+                })?;
+        }
         for m in &self.measured {
             m.validate().map_err(|error| ScenarioError::Measured {
                 gpu: m.gpu.clone(),
@@ -342,6 +445,34 @@ impl Scenario {
         }
         Ok(())
     }
+
+    /// Checks what only the base catalog can tell: every queue trace names an offer of the
+    /// catalog this scenario builds from `base` (its edits applied; an offer the filter hides
+    /// still counts).
+    pub fn validate_offers(&self, base: &Catalog) -> Result<(), ScenarioError> {
+        if self.queue_traces.is_empty() {
+            return Ok(());
+        }
+        let known = |id: &str| {
+            self.edits.added.iter().any(|o| o.id == id)
+                || (!self.edits.removed.iter().any(|r| r == id)
+                    && base.offers.iter().any(|o| o.id == id))
+        };
+        match self.queue_traces.iter().find(|t| !known(&t.offer_id)) {
+            Some(t) => Err(ScenarioError::QueueTraceOffer {
+                offer: t.offer_id.clone(),
+            }),
+            None => Ok(()),
+        }
+    }
+}
+
+/// Reads a scenario from JSON text and checks it against the base catalog it will be priced
+/// with: [`parse_scenario`], then [`Scenario::validate_offers`].
+pub fn parse_scenario_for(text: &str, base: &Catalog) -> Result<Scenario, ScenarioError> {
+    let scenario = parse_scenario(text)?;
+    scenario.validate_offers(base)?;
+    Ok(scenario)
 }
 
 /// Reads a scenario from JSON text, checking its version and ranges.

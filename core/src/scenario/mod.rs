@@ -4,6 +4,7 @@ pub mod document;
 pub mod share;
 
 pub use document::{
-    CatalogEdits, OfferFilter, SCENARIO_FORMAT_VERSION, Scenario, ScenarioError, parse_scenario,
+    AttachedQueueTrace, CatalogEdits, MAX_QUEUE_TRACES, OfferFilter, SCENARIO_FORMAT_VERSION,
+    Scenario, ScenarioError, parse_scenario, parse_scenario_for,
 };
-pub use share::{decode_share, encode_share};
+pub use share::{decode_share, decode_share_for, encode_share};

@@ -4,6 +4,7 @@
 use base64::Engine;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 
+use crate::offers::catalog::Catalog;
 use crate::scenario::document::{Scenario, ScenarioError, parse_scenario};
 
 /// Encodes a scenario for a share link (URL-safe base64 of compact JSON).
@@ -18,6 +19,14 @@ pub fn decode_share(payload: &str) -> Result<Scenario, ScenarioError> {
         .map_err(|_| ScenarioError::NotBase64)?;
     let text = String::from_utf8(bytes).map_err(|_| ScenarioError::NotBase64)?;
     parse_scenario(&text)
+}
+
+/// Decodes a share link's payload and checks it against the base catalog it will be priced
+/// with (see [`Scenario::validate_offers`]).
+pub fn decode_share_for(payload: &str, base: &Catalog) -> Result<Scenario, ScenarioError> {
+    let scenario = decode_share(payload)?;
+    scenario.validate_offers(base)?;
+    Ok(scenario)
 }
 
 #[cfg(test)]

@@ -399,6 +399,24 @@ pub fn scenario_error(lang: Lang, err: &ScenarioError) -> String {
         (Lang::Zh, ScenarioError::Trace { offer, error }) => {
             format!("方案 {offer} 的轨迹：{}", trace_error(lang, error))
         }
+        (Lang::En, ScenarioError::QueueTrace { offer, error }) => {
+            format!("the queue trace of {offer}, {}", field_error(lang, error))
+        }
+        (Lang::Zh, ScenarioError::QueueTrace { offer, error }) => {
+            format!("方案 {offer} 的排队轨迹中{}", field_error(lang, error))
+        }
+        (Lang::En, ScenarioError::QueueTraceOffer { offer }) => {
+            format!("a queue trace is attached to {offer}, which is not in the catalog")
+        }
+        (Lang::Zh, ScenarioError::QueueTraceOffer { offer }) => {
+            format!("排队轨迹所附的方案 {offer} 不在目录中")
+        }
+        (Lang::En, ScenarioError::TooManyQueueTraces { found, max }) => {
+            format!("{found} queue traces; at most {max} are read")
+        }
+        (Lang::Zh, ScenarioError::TooManyQueueTraces { found, max }) => {
+            format!("排队轨迹有 {found} 条，最多读取 {max} 条")
+        }
         (Lang::En, ScenarioError::Measured { gpu, error }) => {
             format!("measured figures for {gpu}, {}", field_error(lang, error))
         }

@@ -408,6 +408,7 @@ labels! {
     QueueTraceAtOnce => ("Started at once (within 1 s)", "立即开始（1 秒内）"),
     QueueTraceMedian => ("Median of the longer waits", "较长等待的中位数"),
     QueueTraceSigma => ("Spread σ of the longer waits (log)", "较长等待的离散度 σ（对数）"),
+    QueueTraceOfferGone => (" · no longer in the catalog: the plan leaves this trace unused", " · 目录中已没有此方案：计算时不使用这条轨迹"),
     // ---- Budget comparison ("What changed", web/src/diff_view.rs): keep this block last. ----
     DiffHeading => ("Compare with an earlier budget", "与早先的预算对比"),
     DiffOpen => ("Earlier budget (its JSON export)", "早先的预算（导出的 JSON 文件）"),
