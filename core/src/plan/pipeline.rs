@@ -329,26 +329,41 @@ fn assumptions(settings: &PlanSettings, catalog: &Catalog) -> Vec<Assumption> {
             source: "work-conserving sharing fitted to Tally's 12 A100 pairs (ASPLOS 2025); a probe profile's GPU utilisation before our load measures it".into(),
         });
     }
-    let mut kinds = std::collections::BTreeSet::new();
-    for o in &catalog.offers {
-        if o.queue_trace.is_none()
+    // One row for every queue shape in use, so the list (and the printout) stays short.
+    let spread = |o: &&Offer| {
+        o.queue_trace.is_none()
             && (o.queue_median_hours.is_none() && o.queue_wait_hours.is_some_and(|m| m > 0.0)
                 || o.queue_median_hours.is_some()
                     && (o.queue_p0.is_none() || o.queue_sigma.is_none()))
-        {
-            let kind = crate::offers::queue::PoolKind::of(o);
-            if kinds.insert(kind.id()) {
-                let (p0, median, sigma) = kind.default_queue();
-                list.push(Assumption {
-                    id: format!("queue.{}", kind.id()),
-                    value: format!(
-                        "at once with probability {p0}, else log-normal: median {:.0} s, sigma {sigma}",
-                        median * 3600.0
-                    ),
-                    source: "fitted to the Kaplan-Meier waits of Alibaba's 2023 GPU-sharing cluster (alibaba/clusterdata, openb); spreads a row's mean wait; a queue trace replaces it".into(),
-                });
-            }
-        }
+    };
+    let kinds: Vec<crate::offers::queue::PoolKind> = crate::offers::queue::PoolKind::ALL
+        .into_iter()
+        .filter(|k| {
+            catalog
+                .offers
+                .iter()
+                .filter(spread)
+                .any(|o| crate::offers::queue::PoolKind::of(o) == *k)
+        })
+        .collect();
+    if !kinds.is_empty() {
+        let ids: Vec<&str> = kinds.iter().map(|k| k.id()).collect();
+        let shapes: Vec<String> = kinds
+            .iter()
+            .map(|k| {
+                let (p0, median, sigma) = k.default_queue();
+                format!(
+                    "{}: at once with probability {p0}, else log-normal with median {:.0} s, sigma {sigma}",
+                    k.id(),
+                    median * 3600.0
+                )
+            })
+            .collect();
+        list.push(Assumption {
+            id: format!("queue.{}", ids.join("+")),
+            value: shapes.join("; "),
+            source: "fitted to the Kaplan-Meier waits of Alibaba's 2023 GPU-sharing cluster (alibaba/clusterdata, openb); spreads a row's mean wait; a queue trace replaces it".into(),
+        });
     }
     let mut seen = std::collections::BTreeSet::new();
     for o in &catalog.offers {

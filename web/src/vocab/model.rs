@@ -614,45 +614,47 @@ pub fn assumption(lang: Lang, a: &Assumption) -> (String, String, String) {
             pick(lang, "Neighbours' load", "邻居负载").to_owned(),
             pick(
                 lang,
-                "1 (always busy) unless measured, typed by you or stated by the row",
-                "1（邻居一直在忙），除非有实测、你填写的值或目录行给出的值",
+                "1 (always busy) unless measured or given",
+                "1（邻居一直在忙），除非有实测或给定的值",
             )
             .to_owned(),
             pick(
                 lang,
                 "work-conserving sharing fitted to Tally's 12 A100 pairs (ASPLOS 2025); a probe profile's GPU utilisation before our load measures it",
-                "按 Tally 在 A100 上的 12 组配对结果（ASPLOS 2025）拟合的“用剩归你”式共享；探针档案里我们加负载之前的 GPU 利用率就是它的实测值",
+                "按 2025 年一篇公开论文在 A100 上测得的 12 组任务配对拟合的“用剩归你”式共享；探针档案里我们加负载之前的 GPU 利用率就是它的实测值",
             )
             .to_owned(),
         ),
         id if id.starts_with("queue.") => {
-            let kind = id.trim_start_matches("queue.");
-            let what = match kind {
-                "fractional" => pick(lang, "part of one GPU", "单卡的一部分"),
-                "whole" => pick(lang, "one whole GPU", "一整张卡"),
-                _ => pick(lang, "several GPUs", "多张卡"),
-            };
-            let (p0, median, sigma) = match kind {
-                "fractional" => PoolKind::Fractional,
-                "whole" => PoolKind::Whole,
-                _ => PoolKind::Multi,
-            }
-            .default_queue();
-            let secs = median * 3600.0;
+            let shapes: Vec<String> = id
+                .trim_start_matches("queue.")
+                .split('+')
+                .filter_map(PoolKind::from_id)
+                .map(|kind| {
+                    let what = match kind {
+                        PoolKind::Fractional => pick(lang, "part of one GPU", "单卡的一部分"),
+                        PoolKind::Whole => pick(lang, "one whole GPU", "一整张卡"),
+                        PoolKind::Multi => pick(lang, "several GPUs", "多张卡"),
+                    };
+                    let (p0, median, sigma) = kind.default_queue();
+                    let secs = median * 3600.0;
+                    match lang {
+                        Lang::En => format!(
+                            "{what}: {p0} at once, else median {secs:.0} s, σ {sigma}"
+                        ),
+                        Lang::Zh => format!(
+                            "{what}：{p0} 立即开始，其余中位数 {secs:.0} 秒，σ {sigma}"
+                        ),
+                    }
+                })
+                .collect();
             (
-                format!("{}{}", pick(lang, "Queue shape: ", "排队形态："), what),
-                match lang {
-                    Lang::En => format!(
-                        "at once with probability {p0}, else log-normal: median {secs:.0} s, σ {sigma}"
-                    ),
-                    Lang::Zh => format!(
-                        "以 {p0} 的概率立即开始，否则服从对数正态：中位数 {secs:.0} 秒，σ {sigma}"
-                    ),
-                },
+                pick(lang, "Queue shapes (log-normal)", "排队形态（对数正态）").to_owned(),
+                shapes.join(pick(lang, "; ", "；")),
                 pick(
                     lang,
                     "fitted to the waits of Alibaba's 2023 GPU-sharing cluster (alibaba/clusterdata, openb); spreads a row's mean wait; a queue trace replaces it",
-                    "按阿里巴巴 2023 年 GPU 共享集群的等待时间（alibaba/clusterdata，openb）拟合；用来展开目录行给出的平均等待；附上排队轨迹后以轨迹为准",
+                    "按阿里巴巴公开的 2023 年 GPU 共享集群轨迹中的等待时间拟合；用来展开目录行给出的平均等待；附上排队轨迹后以轨迹为准",
                 )
                 .to_owned(),
             )
