@@ -301,6 +301,8 @@ pub fn run_plan(req: &PlanRequest) -> Result<()> {
                 _ => parse_scenario(&text).map_err(|e| bad(path, e))?,
             };
             let base = load_catalogs(&req.catalogs)?;
+            // A queue trace must name an offer of the catalog the scenario builds on.
+            scenario.validate_offers(&base).map_err(|e| bad(path, e))?;
             let catalog = scenario.catalog(&base);
             (scenario.task, scenario.settings, catalog, scenario.traces)
         }

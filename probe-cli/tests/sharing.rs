@@ -206,3 +206,59 @@ fn the_readmes_worked_example_turns_with_the_neighbours_load() {
     assert_eq!(total(&light, TIME_SLICED), 22.06);
     assert_eq!(total(&light, "suanjia-4090-payg"), 23.53);
 }
+
+/// A scenario saved by the site with a queue trace: priced with the measured waits when the
+/// trace names an offer of the catalog, refused with the offer and the file named when not.
+#[test]
+fn a_scenario_carries_its_queue_traces_and_is_checked_against_the_catalog() {
+    use gpufare_core::offers::queue_trace::parse_queue_trace;
+    use gpufare_core::scenario::document::{AttachedQueueTrace, Scenario};
+    use gpufare_core::task::presets::preset;
+
+    let dir = tempfile::tempdir().unwrap();
+    let trace = parse_queue_trace("waits.csv", "wait_s\n0\n0\n1800\n1800\n").unwrap();
+    let save = |offer: &str, name: &str| {
+        let mut s = Scenario::new(preset("qlora_7b").unwrap(), Some("qlora_7b"));
+        s.settings.trials = 200;
+        s.queue_traces.push(AttachedQueueTrace {
+            offer_id: offer.to_owned(),
+            trace: trace.clone(),
+        });
+        let path = dir.path().join(name);
+        std::fs::write(&path, serde_json::to_string(&s).unwrap()).unwrap();
+        path
+    };
+    let run = |path: &Path| {
+        gpufare(&[
+            "plan",
+            "--scenario",
+            path.to_str().unwrap(),
+            "--format",
+            "json",
+            "--today",
+            "2026-12-06",
+        ])
+    };
+
+    let good = save("autodl-4090-payg", "good.json");
+    let out = run(&good);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let v: serde_json::Value = serde_json::from_str(&text(&out.stdout)).unwrap();
+    let q = &row(&v, "autodl-4090-payg")["queue_hours"];
+    assert_eq!(q["source"], "trace", "{q}");
+    // Half the starts wait half an hour: the P90 is that half hour.
+    assert!((q["p90"].as_f64().unwrap() - 0.5).abs() < 0.02, "{q}");
+
+    let bad = save("no-such-offer", "bad.json");
+    let out = run(&bad);
+    assert!(!out.status.success());
+    let err = text(&out.stderr);
+    assert!(
+        err.contains("bad.json") && err.contains("no-such-offer"),
+        "{err}"
+    );
+    assert!(
+        out.stdout.is_empty(),
+        "nothing printed for a refused scenario"
+    );
+}

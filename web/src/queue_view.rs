@@ -222,12 +222,7 @@ fn queue_body(
         let (provider, title) = match &a.offer {
             Some(o) => (
                 o.provider.clone(),
-                format!(
-                    " · {}×{} · {}",
-                    o.gpu_count,
-                    o.gpu,
-                    model::tenancy(lang_now, o.tenancy)
-                ),
+                model::offer_title(o, model::tenancy(lang_now, o.tenancy)),
             ),
             None => (
                 String::new(),

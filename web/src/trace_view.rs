@@ -159,12 +159,7 @@ fn traces_body(
         let (provider, title, rate, source) = match &row.offer {
             Some(o) => (
                 o.provider.clone(),
-                format!(
-                    " · {}×{} · {}",
-                    o.gpu_count,
-                    o.gpu,
-                    model::billing(lang_now, o.billing_mode)
-                ),
+                model::offer_title(o, model::billing(lang_now, o.billing_mode)),
                 format!(
                     "{} {}",
                     format::number(o.interruptions.rate_per_hour(), 4),

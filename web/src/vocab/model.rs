@@ -52,6 +52,11 @@ pub fn sensitivity(lang: Lang, s: Sensitivity) -> &'static str {
     pick(lang, en, zh)
 }
 
+/// The tail of an offer's title after its provider: " · 2×H100 · what".
+pub fn offer_title(o: &gpufare_core::offers::offer::Offer, what: &str) -> String {
+    format!(" · {}×{} · {what}", o.gpu_count, o.gpu)
+}
+
 /// The name of a tenancy.
 pub fn tenancy(lang: Lang, t: Tenancy) -> &'static str {
     let (en, zh) = match t {
