@@ -4,7 +4,7 @@
 
 use gpufare_core::offers::catalog::parse_catalog_json;
 use gpufare_core::offers::csv::{catalog_to_csv, parse_catalog_csv};
-use gpufare_core::offers::queue::{Queue, QueueSource};
+use gpufare_core::offers::queue::QueueSource;
 
 const HEADER: &str = "id,provider,region,region_class,gpu,gpu_count,tenancy,gpu_fraction,neighbour_load,compute_capped,vram_gib,billing_mode,price,currency,granularity,queue_p0,queue_median_hours,queue_sigma,queue_wait_hours,as_of,source";
 
@@ -24,7 +24,7 @@ fn csv_and_json_carry_the_same_fields() {
         (o.queue_p0, o.queue_median_hours, o.queue_sigma),
         (Some(0.6), Some(0.05), Some(1.7))
     );
-    let q = Queue::of_offer(o);
+    let q = o.queue();
     assert_eq!(q.source, QueueSource::Offer);
     assert!((q.mean_hours() - 0.4 * 0.05 * (1.7f64 * 1.7 / 2.0).exp()).abs() < 1e-12);
     // Through our CSV writer and back, and through JSON and back.

@@ -10,6 +10,7 @@ use serde::{Deserialize, Serialize};
 use crate::numbers::money::Currency;
 use crate::offers::billing::{BillingMode, Granularity};
 use crate::offers::interruption::Interruptions;
+use crate::offers::queue::{PoolKind, Queue, QueueSource};
 use crate::offers::tenancy::{LoadSource, NeighbourLoad, SlowdownOverride, Tenancy};
 
 /// How close a region is to the user, which drives latency.
@@ -273,6 +274,40 @@ pub fn default_rtt_ms(class: RegionClass) -> f64 {
 }
 
 impl Offer {
+    /// The kind of pool this offer's starts queue in.
+    pub fn pool_kind(&self) -> PoolKind {
+        if self.gpu_count > 1 {
+            PoolKind::Multi
+        } else if self.gpu_fraction < 1.0 || self.tenancy.is_slice() {
+            PoolKind::Fractional
+        } else {
+            PoolKind::Whole
+        }
+    }
+
+    /// The queue this offer states: a measured trace's, else its `queue_p0` /
+    /// `queue_median_hours` / `queue_sigma` (missing ones from its pool kind), else its mean
+    /// `queue_wait_hours` converted, else none.
+    pub fn queue(&self) -> Queue {
+        if let Some(trace) = &self.queue_trace {
+            return Queue::from_trace(trace);
+        }
+        let kind = self.pool_kind();
+        if let Some(median) = self.queue_median_hours {
+            let (p0, _, sigma) = kind.default_queue();
+            return Queue::log_normal(
+                self.queue_p0.unwrap_or(p0),
+                median,
+                self.queue_sigma.unwrap_or(sigma),
+                QueueSource::Offer,
+            );
+        }
+        match self.queue_wait_hours {
+            Some(mean) if mean > 0.0 => Queue::from_mean(mean, kind),
+            _ => Queue::none(),
+        }
+    }
+
     /// The strength of the price's evidence: as stated, or [`PriceEvidence::Estimate`] for an
     /// estimated row that does not say; `None` when a catalog gives no word on it.
     pub fn evidence(&self) -> Option<PriceEvidence> {

@@ -8,13 +8,13 @@
 //! log-spread `sigma`. Defaults per kind of pool (a fraction of a GPU, one whole GPU, several)
 //! are fitted by `core/data/derive_tenancy.py` to the Kaplan-Meier quantiles of the Alibaba
 //! 2023 trace; an offer may state its own, or its mean alone (`queue_wait_hours`, converted with
-//! its kind's `p0` and `sigma`), and a measured queue trace replaces all of them (drawn from).
+//! its kind's `p0` and `sigma`), and a measured queue trace replaces all of them (drawn from);
+//! `Offer::pool_kind` and `Offer::queue` read an offer's fields into these.
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use crate::numbers::stats::normal_quantile;
-use crate::offers::offer::Offer;
 
 /// Quantiles kept of a measured queue trace: a draw picks one of them, each with probability
 /// 1/64 (the trace's empirical distribution, compressed to a fixed size).
@@ -45,17 +45,6 @@ identifiers!(PoolKind {
 const HOUR_S: f64 = 3600.0;
 
 impl PoolKind {
-    /// The kind of pool an offer's starts queue in.
-    pub fn of(offer: &Offer) -> PoolKind {
-        if offer.gpu_count > 1 {
-            PoolKind::Multi
-        } else if offer.gpu_fraction < 1.0 || offer.tenancy.is_slice() {
-            PoolKind::Fractional
-        } else {
-            PoolKind::Whole
-        }
-    }
-
     /// The default start-at-once probability, conditional median (hours) and sigma, fitted by
     /// `core/data/derive_tenancy.py` to the Kaplan-Meier quantiles of Alibaba's 2023 GPU-sharing
     /// cluster (alibaba/clusterdata, cluster-trace-gpu-v2023 @ 7a6c496; 8,152 pods over 149 days):
@@ -232,29 +221,6 @@ impl Queue {
             scale_hours: 0.0,
             shape: WaitShape::Sample(knots),
             source: QueueSource::Trace,
-        }
-    }
-
-    /// The queue an offer states: a measured trace's, else its `queue_p0` / `queue_median_hours`
-    /// / `queue_sigma` (missing ones from its pool kind), else its mean `queue_wait_hours`
-    /// converted, else none.
-    pub fn of_offer(offer: &Offer) -> Queue {
-        if let Some(trace) = &offer.queue_trace {
-            return Queue::from_trace(trace);
-        }
-        let kind = PoolKind::of(offer);
-        if let Some(median) = offer.queue_median_hours {
-            let (p0, _, sigma) = kind.default_queue();
-            return Queue::log_normal(
-                offer.queue_p0.unwrap_or(p0),
-                median,
-                offer.queue_sigma.unwrap_or(sigma),
-                QueueSource::Offer,
-            );
-        }
-        match offer.queue_wait_hours {
-            Some(mean) if mean > 0.0 => Queue::from_mean(mean, kind),
-            _ => Queue::none(),
         }
     }
 

@@ -19,7 +19,6 @@ use crate::hardware::gpu::find_gpu;
 use crate::numbers::money::dec;
 use crate::offers::billing::HOURS_PER_MONTH;
 use crate::offers::offer::Offer;
-use crate::offers::queue::Queue;
 use crate::offers::rent::{OfferRent, rent_in_offer_currency, term_hours, term_price};
 use crate::offers::tenancy::{LATENCY_REFERENCE_SHARE, NeighbourLoad, Slowdown, SlowdownSource};
 use crate::plan::context::{Context, round4};
@@ -395,7 +394,7 @@ pub fn time_inputs(ctx: &Context<'_>, offer: &Offer, work: &Work) -> TimeInputs 
         gap_mean_hours: i.gap_hours(),
         saves_on_notice: notice_saves(i.notice_hours(), task.checkpoint.as_ref()),
         checkpoint: task.checkpoint,
-        queue: Queue::of_offer(offer),
+        queue: offer.queue(),
         queue_every_run: offer.billing_mode.is_metered(),
         protection_hours: i.protection(),
     };

@@ -7,7 +7,6 @@
 //! need. What depends on time (a deadline, a latency target, interruptions that never let the
 //! work finish) is judged after the time model, in [`crate::plan::cost`].
 
-use crate::offers::queue::Queue;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
@@ -188,7 +187,7 @@ pub fn check(needs: &Needs, offer: &Offer) -> Feasibility {
         vetoes.push(Reason::new(RuleId::InterruptionsNotTolerated));
     }
     // A queue is "at once, or a long while": its mean hides both; the P90 is the wait to plan for.
-    let queue = Queue::of_offer(offer).quantile_hours(0.9);
+    let queue = offer.queue().quantile_hours(0.9);
     if let Some(max) = needs.max_queue_hours
         && queue > max
     {

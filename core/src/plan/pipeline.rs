@@ -343,7 +343,7 @@ fn assumptions(settings: &PlanSettings, catalog: &Catalog) -> Vec<Assumption> {
                 .offers
                 .iter()
                 .filter(spread)
-                .any(|o| crate::offers::queue::PoolKind::of(o) == *k)
+                .any(|o| o.pool_kind() == *k)
         })
         .collect();
     if !kinds.is_empty() {
