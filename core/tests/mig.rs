@@ -21,7 +21,10 @@ fn a_mig_profile_gives_the_share_and_bad_ones_are_refused_by_field() {
     };
     assert!(field(row("A100-80GB", "mig", "", "9g.99gb")).contains("mig_profile"));
     assert!(field(row("A100-80GB", "mig", "", "9g.99gb")).contains("1g.10gb, 1g.20gb"));
-    assert!(field(row("H20", "mig", "", "1g.12gb")).contains("give gpu_fraction instead"));
+    assert!(field(row("A800-80GB", "mig", "", "1g.10gb")).contains("give gpu_fraction instead"));
+    // The H20's profiles are known (with the H100's SM shares carried over).
+    let h20 = parse_catalog_csv(&row("H20", "mig", "", "1g.12gb")).unwrap();
+    assert_eq!(h20.offers[0].gpu_fraction, 0.121212);
     assert!(field(row("A100-80GB", "time_sliced", "", "1g.10gb")).contains("tenancy"));
     assert!(field(row("A100-80GB", "mig", "0.142857", "1g.10gb")).contains("gpu_fraction"));
     let typed = parse_catalog_csv(&row("A100-80GB", "mig", "0.1296", "1g.10gb")).unwrap();

@@ -65,7 +65,10 @@ const fn p(
 /// with twice the memory per slice. H100 SXM (80 GB): 1g.10gb 16, 1g.20gb 26, 2g.20gb 32,
 /// 3g.40gb 60, 4g.40gb 64, 7g.80gb 132 SMs of 132 (a public `nvidia-smi mig -lgip` listing).
 /// H200: the same GH100 die and compute slices as the H100 SXM with 141 GB (SM counts carried
-/// over).
+/// over). H20: a GH100 with 96 GB and the same seven-slice geometry (the MIG user guide lists it
+/// with up to seven instances); no public `-lgip` listing gives its SM counts, so the H100 SXM's
+/// shares are carried over and the profile says so. The A30 (four slices) is not in the spec
+/// table and no catalog row sells it.
 pub const PROFILES: &[MigProfile] = &[
     p("A100-40GB", "1g.5gb", 14, 108, 1, false),
     p("A100-40GB", "1g.10gb", 14, 108, 2, false),
@@ -91,6 +94,12 @@ pub const PROFILES: &[MigProfile] = &[
     p("H200", "3g.71gb", 60, 132, 4, true),
     p("H200", "4g.71gb", 64, 132, 4, true),
     p("H200", "7g.141gb", 132, 132, 8, true),
+    p("H20", "1g.12gb", 16, 132, 1, true),
+    p("H20", "1g.24gb", 26, 132, 2, true),
+    p("H20", "2g.24gb", 32, 132, 2, true),
+    p("H20", "3g.48gb", 60, 132, 4, true),
+    p("H20", "4g.48gb", 64, 132, 4, true),
+    p("H20", "7g.96gb", 132, 132, 8, true),
 ];
 
 /// The profile `name` of GPU `gpu`, if known.
@@ -125,7 +134,8 @@ mod tests {
         assert!((m.compute_share() * 7.0 - 0.907).abs() < 0.001);
         assert_eq!(m.bandwidth_share(), 0.125);
         assert_eq!(find_mig("H100-SXM", "3G.40GB").unwrap().sms, 60);
-        assert!(find_mig("H20", "1g.12gb").is_none());
+        assert!(find_mig("H20", "1g.12gb").is_some_and(|m| m.carried_over));
+        assert!(find_mig("H20", "1g.10gb").is_none());
     }
 
     #[test]
