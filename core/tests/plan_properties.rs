@@ -78,6 +78,7 @@ prop_compose! {
             budget: None,
             service: None,
             prototype: None,
+        data_parallel: None,
             storage_gb: 50.0,
             storage_months: 1.0,
             egress_gb: 10.0,

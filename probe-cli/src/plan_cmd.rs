@@ -541,6 +541,31 @@ fn table(b: &Budget, top: usize) -> String {
             "({blocked} offers cannot run this task; --format json lists each reason)"
         );
     }
+    let talking: Vec<_> = b
+        .options
+        .iter()
+        .filter(|r| r.feasible)
+        .filter_map(|r| r.communication.map(|c| (r, c)))
+        .take(top)
+        .collect();
+    if !talking.is_empty() {
+        let _ = writeln!(s, "\nmulti-GPU communication (per optimizer step):");
+        for (r, c) in talking {
+            let _ = writeln!(
+                s,
+                "  {:<32} {} GPUs on {} node(s) over {} ({:.2} GB/s): compute {:.2} s, exchange {:.2} s, {:.2} s exposed ({:.0} % of the step)",
+                r.offer_id,
+                c.gpus,
+                c.nodes,
+                c.link.id(),
+                c.busbw_gb_s,
+                c.compute_s_per_step,
+                c.comm_s_per_step,
+                c.exposed_s_per_step,
+                c.share * 100.0
+            );
+        }
+    }
     if !b.hybrid.is_empty() {
         let _ = writeln!(s, "\nhybrid plan:");
         for p in &b.hybrid {

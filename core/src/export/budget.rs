@@ -154,6 +154,9 @@ pub struct BudgetRow {
     /// The MIG profile of a MIG slice.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub mig_profile: Option<String>,
+    /// Compute and communication per step of a data-parallel run over the offer's links.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub communication: Option<crate::plan::scaling::Communication>,
 }
 
 /// The recommendation in a budget.
@@ -322,6 +325,7 @@ pub fn budget(plan: &PlanResult, task: &TaskProfile, catalog: &Catalog) -> Budge
             neighbour_load: o.neighbour_load,
             latency_p99_factor: Some(o.latency_p99_factor),
             mig_profile: offer(&o.offer_id).and_then(|x| x.mig_profile.clone()),
+            communication: o.communication,
         })
         .collect();
     let be = &plan.break_even;

@@ -1,6 +1,7 @@
 //! Facts about the hardware: the GPU spec table (nominal memory, bandwidth, tensor throughput,
-//! PCIe generation) and what a PCIe link should carry.
+//! PCIe generation), what a PCIe link should carry, and how fast GPUs exchange data.
 
 pub mod gpu;
+pub mod links;
 pub mod mig;
 pub mod pcie;

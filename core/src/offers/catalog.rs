@@ -122,7 +122,7 @@ pub fn parse_catalog_json(text: &str) -> Result<Catalog, CatalogError> {
 }
 
 /// The fields of an offer in the JSON form (the interruption fields are written flat).
-pub const OFFER_FIELDS: [&str; 49] = [
+pub const OFFER_FIELDS: [&str; 53] = [
     "id",
     "provider",
     "region",
@@ -135,6 +135,10 @@ pub const OFFER_FIELDS: [&str; 49] = [
     "neighbour_load",
     "neighbour_load_measured",
     "compute_capped",
+    "interconnect",
+    "gpus_per_node",
+    "node_network_gbps",
+    "node_network_rdma",
     "vram_gib",
     "vcpu",
     "ram_gib",

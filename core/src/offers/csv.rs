@@ -6,6 +6,7 @@ use std::str::FromStr;
 
 use rust_decimal::Decimal;
 
+use crate::hardware::links::Interconnect;
 use crate::hardware::mig::find_mig;
 use crate::numbers::money::Currency;
 use crate::numbers::problem::{Problem, closest_name};
@@ -22,7 +23,7 @@ use crate::offers::tenancy::Tenancy;
 use crate::offers::validate::validate_offer;
 
 /// The column order of our CSV format.
-pub const CSV_COLUMNS: [&str; 48] = [
+pub const CSV_COLUMNS: [&str; 52] = [
     "id",
     "provider",
     "region",
@@ -37,6 +38,10 @@ pub const CSV_COLUMNS: [&str; 48] = [
     "mig_profile",
     "neighbour_load",
     "compute_capped",
+    "interconnect",
+    "gpus_per_node",
+    "node_network_gbps",
+    "node_network_rdma",
     "vram_gib",
     "vcpu",
     "ram_gib",
@@ -182,7 +187,7 @@ pub fn catalog_to_csv(catalog: &Catalog) -> String {
         let opt = |v: Option<String>| v.unwrap_or_default();
         let security: Vec<&str> = o.security.iter().map(|c| c.id()).collect();
         let i = &o.interruptions;
-        let row: [String; 48] = [
+        let row: [String; 52] = [
             o.id.clone(),
             o.provider.clone(),
             o.region.id.clone(),
@@ -197,6 +202,14 @@ pub fn catalog_to_csv(catalog: &Catalog) -> String {
             opt(o.mig_profile.clone()),
             opt(o.neighbour_load.map(|v| v.to_string())),
             if o.compute_capped {
+                "true".to_owned()
+            } else {
+                String::new()
+            },
+            opt(o.interconnect.map(|i| i.id().to_owned())),
+            opt(o.gpus_per_node.map(|v| v.to_string())),
+            opt(o.node_network_gbps.map(|v| v.to_string())),
+            if o.node_network_rdma {
                 "true".to_owned()
             } else {
                 String::new()
@@ -336,6 +349,13 @@ fn offer_from_fields<'a>(
         neighbour_load: float("neighbour_load")?,
         neighbour_load_measured: false,
         compute_capped: flag("compute_capped")?,
+        interconnect: match get("interconnect") {
+            None => None,
+            Some(v) => Some(one_of!("interconnect", v, Interconnect::from_id, id)),
+        },
+        gpus_per_node: whole("gpus_per_node")?,
+        node_network_gbps: float("node_network_gbps")?,
+        node_network_rdma: flag("node_network_rdma")?,
         vram_gib: float("vram_gib")?.unwrap_or(0.0),
         vcpu: whole("vcpu")?,
         ram_gib: float("ram_gib")?,

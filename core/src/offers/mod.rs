@@ -10,6 +10,7 @@ pub mod feeds;
 pub mod import;
 pub mod interruption;
 pub mod latency;
+pub mod links;
 pub mod offer;
 pub mod places;
 pub mod queue;

@@ -7,6 +7,7 @@ use rust_decimal::Decimal;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
+use crate::hardware::links::Interconnect;
 use crate::numbers::money::Currency;
 use crate::offers::billing::{BillingMode, Granularity};
 use crate::offers::interruption::Interruptions;
@@ -175,6 +176,21 @@ pub struct Offer {
     /// limit, a container with a compute limit): it never gets more, however idle the card.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub compute_capped: bool,
+    /// What links the GPUs of one node (absent: NVLink where the card has it and the offer is
+    /// whole cards, else PCIe; slices have none). See `offers::links`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub interconnect: Option<Interconnect>,
+    /// GPUs per node when the offer spans several nodes (absent: all `gpu_count` in one node).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(range(min = 1, max = 1024))]
+    pub gpus_per_node: Option<u32>,
+    /// The network between the nodes of a multi-node offer, Gbit/s per node.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(range(min = 0, max = 100_000))]
+    pub node_network_gbps: Option<f64>,
+    /// True when that network carries RDMA (InfiniBand, RoCE, EFA); false: TCP sockets.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub node_network_rdma: bool,
     /// VRAM visible per GPU or slice, GiB.
     #[schemars(range(min = 0, max = 4096))]
     pub vram_gib: f64,
@@ -384,6 +400,10 @@ impl Offer {
             neighbour_load: None,
             neighbour_load_measured: false,
             compute_capped: false,
+            interconnect: None,
+            gpus_per_node: None,
+            node_network_gbps: None,
+            node_network_rdma: false,
             vram_gib: 0.0,
             vcpu: None,
             ram_gib: None,

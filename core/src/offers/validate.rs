@@ -3,6 +3,7 @@
 use rust_decimal::Decimal;
 
 use crate::hardware::gpu::find_gpu;
+use crate::hardware::links::Interconnect;
 use crate::hardware::mig::{find_mig, mig_names};
 use crate::numbers::date::PriceDate;
 use crate::numbers::problem::{FieldError, Problem};
@@ -140,6 +141,7 @@ pub fn validate_offer(o: &Offer) -> Result<(), FieldError> {
     if o.tenancy == Tenancy::Dedicated && o.gpu_fraction < 1.0 {
         return fail("gpu_fraction", Problem::DedicatedWhole);
     }
+    validate_links(o)?;
     if let Some(io) = &o.io {
         for (field, rate) in [
             ("io.disk_read_mb_s", io.disk_read_mb_s),
@@ -169,6 +171,54 @@ pub fn validate_offer(o: &Offer) -> Result<(), FieldError> {
         && (e == PriceEvidence::Estimate) != o.estimate
     {
         return fail("price_evidence", Problem::EstimateEvidence);
+    }
+    Ok(())
+}
+
+/// The links of a multi-GPU offer: NVLink only on whole cards that have it, nodes that divide
+/// the GPUs, and a network between them.
+fn validate_links(o: &Offer) -> Result<(), FieldError> {
+    let fail = |field: &str, problem: Problem| Err(FieldError::new(field, problem));
+    if o.interconnect == Some(Interconnect::Nvlink) {
+        let slice = o.tenancy != Tenancy::Dedicated || o.gpu_fraction < 1.0;
+        let card = find_gpu(&o.gpu).is_some_and(|g| g.nvlink);
+        if slice || !card {
+            return fail(
+                "interconnect",
+                Problem::NotOneOf {
+                    value: "nvlink".to_owned(),
+                    allowed: if slice {
+                        "pcie, none (a slice or a shared card has no NVLink)".to_owned()
+                    } else {
+                        format!("pcie, none ({} has no NVLink)", o.gpu)
+                    },
+                },
+            );
+        }
+    }
+    if let Some(per) = o.gpus_per_node
+        && (per == 0 || per > o.gpu_count || !o.gpu_count.is_multiple_of(per))
+    {
+        return fail(
+            "gpus_per_node",
+            Problem::NotOneOf {
+                value: per.to_string(),
+                allowed: format!("a divisor of gpu_count ({})", o.gpu_count),
+            },
+        );
+    }
+    if let Some(g) = o.node_network_gbps
+        && !(g.is_finite() && g > 0.0 && g <= 100_000.0)
+    {
+        return fail("node_network_gbps", Problem::AboveZero { max: 100_000.0 });
+    }
+    if o.gpus_per_node.is_some_and(|per| per < o.gpu_count) && o.node_network_gbps.is_none() {
+        return fail(
+            "node_network_gbps",
+            Problem::RequiredWith {
+                other: "gpus_per_node".to_owned(),
+            },
+        );
     }
     Ok(())
 }

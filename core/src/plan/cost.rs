@@ -28,6 +28,7 @@ use crate::plan::option::{Costs, OptionResult, PriceFacts};
 use crate::plan::performance::{MULTI_GPU_EFFICIENCY, card_share, speed_ratio};
 use crate::plan::reach;
 use crate::plan::reason::{Reason, RuleId};
+use crate::plan::scaling::{Communication, communication};
 use crate::plan::time::{
     Draws, Expectation, Simulation, TimeInputs, Walked, expect, notice_saves,
     simulate_rules_expecting,
@@ -96,6 +97,7 @@ pub fn evaluate_parts(
         queue_hours_expected: round4(expected.queue_hours),
         queue_hours: time.inputs.queue.summary(),
         neighbour_load: work.neighbour_load,
+        communication: work.communication,
         rework_hours_expected: round4(expected.rework_hours),
         interruptions_expected: round4(expected.interruptions),
         deadline_miss_probability: time.miss.map(round4),
@@ -128,6 +130,8 @@ pub struct Work {
     pub slowdown: Slowdown,
     /// The neighbours' load behind the multiplier, for a work-conserving tenancy.
     pub neighbour_load: Option<NeighbourLoad>,
+    /// What the GPUs exchange over the offer's links, for a data-parallel task on several GPUs.
+    pub communication: Option<Communication>,
 }
 
 /// Step 2a: the work per run on `offer`. Measured IO: reads overlap the GPU work (a run lasts as
@@ -155,8 +159,19 @@ fn work_at_speed(ctx: &Context<'_>, offer: &Offer, speed: f64, flags: &mut Vec<R
         task.gpus.min(offer.gpu_count)
     }
     .max(1);
-    let efficiency = if used > 1 { MULTI_GPU_EFFICIENCY } else { 1.0 };
-    let throughput = speed * card_share(offer, task.bound) * f64::from(used) * efficiency;
+    let share = card_share(offer, task.bound);
+    // With the task's data exchange, the offer's links set the scaling; else a fixed efficiency.
+    let communication = task
+        .data_parallel
+        .as_ref()
+        .filter(|_| used > 1)
+        .and_then(|dp| communication(dp, offer, used, task.work_hours / (speed * share)));
+    let efficiency = match &communication {
+        Some(c) => c.efficiency,
+        None if used > 1 => MULTI_GPU_EFFICIENCY,
+        None => 1.0,
+    };
+    let throughput = speed * share * f64::from(used) * efficiency;
     let compute_hours = task.work_hours / throughput;
 
     let io = offer.io.unwrap_or_default();
@@ -185,6 +200,7 @@ fn work_at_speed(ctx: &Context<'_>, offer: &Offer, speed: f64, flags: &mut Vec<R
         io_hours,
         slowdown,
         neighbour_load,
+        communication,
     }
 }
 

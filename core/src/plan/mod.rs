@@ -23,6 +23,7 @@ pub mod reach;
 pub mod reason;
 pub mod replay;
 pub mod risk;
+pub mod scaling;
 pub mod security;
 pub mod settings;
 pub mod share;

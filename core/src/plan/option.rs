@@ -80,6 +80,10 @@ pub struct OptionResult {
     /// measured round trips; absent otherwise (the catalog row's `rtt_ms` applies).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub round_trip: Option<RoundTrip>,
+    /// Compute and communication of a data-parallel run over the offer's links (absent for one
+    /// GPU or a task that does not say how it exchanges data).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub communication: Option<crate::plan::scaling::Communication>,
     /// Hours each run spends on measured IO beyond the GPU work (disk reads the GPU waits for,
     /// downloads before the start); absent when no measured IO rate applies.
     #[serde(default, skip_serializing_if = "Option::is_none")]

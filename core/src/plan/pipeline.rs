@@ -260,7 +260,7 @@ impl<'a> Prepared<'a> {
             decision,
             hybrid,
             break_even,
-            assumptions: assumptions(settings, catalog),
+            assumptions: assumptions(task, settings, catalog),
             price_dates,
         }
     }
@@ -285,7 +285,7 @@ pub fn rank(options: &mut [OptionResult]) {
     });
 }
 
-fn assumptions(settings: &PlanSettings, catalog: &Catalog) -> Vec<Assumption> {
+fn assumptions(task: &TaskProfile, settings: &PlanSettings, catalog: &Catalog) -> Vec<Assumption> {
     let mut list = vec![
         Assumption {
             id: "hours_per_month".into(),
@@ -297,10 +297,20 @@ fn assumptions(settings: &PlanSettings, catalog: &Catalog) -> Vec<Assumption> {
             value: settings.cny_per_usd.to_string(),
             source: "exchange rate given by the user".into(),
         },
-        Assumption {
-            id: "multi_gpu_efficiency".into(),
-            value: crate::plan::performance::MULTI_GPU_EFFICIENCY.to_string(),
-            source: "share of linear speed-up kept when work spreads over several GPUs (assumed)".into(),
+        match &task.data_parallel {
+            Some(dp) => Assumption {
+                id: "multi_gpu_links".into(),
+                value: dp
+                    .overlap
+                    .unwrap_or(crate::plan::scaling::DEFAULT_OVERLAP)
+                    .to_string(),
+                source: "share of the backward pass the BF16 exchange of each step hides behind (assumed unless the task says); all-reduce bus bandwidths of public nccl-tests runs per link (NVLink, PCIe, node network)".into(),
+            },
+            None => Assumption {
+                id: "multi_gpu_efficiency".into(),
+                value: crate::plan::performance::MULTI_GPU_EFFICIENCY.to_string(),
+                source: "share of linear speed-up kept when work spreads over several GPUs (assumed)".into(),
+            },
         },
         Assumption {
             id: "interruption_rate".into(),

@@ -160,6 +160,64 @@ pub struct Service {
     pub months: f64,
 }
 
+/// How a training run spread over several GPUs exchanges data each optimizer step (data
+/// parallelism); with it, the plan prices the communication over each offer's links instead of
+/// a fixed scaling efficiency (see `plan::scaling`).
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct DataParallel {
+    /// Model parameters, billions.
+    #[schemars(range(min = 0, max = 100_000))]
+    pub params_b: f64,
+    /// Parameters trained, whose gradients are exchanged, billions (absent: all of them; a LoRA
+    /// adapter's are a few per cent).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(range(min = 0, max = 100_000))]
+    pub trainable_params_b: Option<f64>,
+    /// Optimizer steps in one run (each exchanges the gradients once).
+    #[schemars(range(min = 1, max = 1_000_000_000))]
+    pub steps: u64,
+    /// True for sharded parameters (ZeRO-3, FSDP): weights are gathered for the forward and the
+    /// backward pass and gradients reduce-scattered, 1.5 times a replicated run's traffic.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub sharded: bool,
+    /// Share of the backward pass that communication can hide behind, 0-1 (absent: 0.5).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(range(min = 0, max = 1))]
+    pub overlap: Option<f64>,
+}
+
+impl DataParallel {
+    /// Checks the ranges; the error names the field.
+    pub fn validate(&self) -> Result<(), FieldError> {
+        let range = |field: &str, v: f64, min: f64, max: f64| {
+            if v.is_finite() && v > min && v <= max {
+                Ok(())
+            } else {
+                Err(FieldError::new(field, Problem::AboveZero { max }))
+            }
+        };
+        range("data_parallel.params_b", self.params_b, 0.0, 100_000.0)?;
+        if let Some(t) = self.trainable_params_b {
+            range("data_parallel.trainable_params_b", t, 0.0, self.params_b)?;
+        }
+        if self.steps == 0 || self.steps > 1_000_000_000 {
+            return Err(FieldError::new(
+                "data_parallel.steps",
+                Problem::OutOfRange { min: 1.0, max: 1e9 },
+            ));
+        }
+        if let Some(o) = self.overlap
+            && !(o.is_finite() && (0.0..=1.0).contains(&o))
+        {
+            return Err(FieldError::new(
+                "data_parallel.overlap",
+                Problem::Probability,
+            ));
+        }
+        Ok(())
+    }
+}
+
 /// A development phase on cheap shared capacity before the main work (for the hybrid plan).
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct Prototype {
@@ -251,6 +309,9 @@ pub struct TaskProfile {
     /// Development on shared capacity before the main work.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub prototype: Option<Prototype>,
+    /// How a multi-GPU run exchanges data each step (absent: a fixed scaling efficiency).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub data_parallel: Option<DataParallel>,
     /// Data kept on the provider's storage, GB.
     #[serde(default)]
     #[schemars(range(min = 0, max = 1_000_000_000))]
@@ -396,6 +457,9 @@ impl TaskProfile {
         check("runs", f64::from(self.runs), 1.0, 10_000.0)?;
         check("vram_gib", self.vram_gib, 0.0, 100_000.0)?;
         check("gpus", f64::from(self.gpus), 1.0, 1024.0)?;
+        if let Some(dp) = &self.data_parallel {
+            dp.validate().map_err(TaskError::Field)?;
+        }
         if let Some(d) = self.deadline_hours {
             check("deadline_hours", d, 0.0, 1_000_000.0)?;
         }

@@ -58,6 +58,7 @@ fn base(
         budget: None,
         service: None,
         prototype: None,
+        data_parallel: None,
         storage_gb: 50.0,
         storage_months: 1.0,
         egress_gb: 5.0,

@@ -148,6 +148,13 @@ pub fn field(lang: Lang, name: &str) -> String {
         "queue_trace.fitted.sigma" => Some(Label::QueueTraceSigmaField),
         "neighbour_load" => Some(Label::NeighbourLoadField),
         "compute_capped" => Some(Label::ComputeCapped),
+        "interconnect" => Some(Label::InterconnectField),
+        "gpus_per_node" => Some(Label::GpusPerNodeField),
+        "node_network_gbps" | "node_network_rdma" => Some(Label::NodeNetworkField),
+        "data_parallel.params_b"
+        | "data_parallel.trainable_params_b"
+        | "data_parallel.steps"
+        | "data_parallel.overlap" => Some(Label::DataParallelField),
         "mig_profile" => Some(Label::MigProfile),
         "term_months" => Some(Label::TermMonths),
         "upfront" => Some(Label::Upfront),

@@ -593,6 +593,19 @@ pub fn assumption(lang: Lang, a: &Assumption) -> (String, String, String) {
         ),
         "cny_per_usd" => words(Label::AssumptionRate, Label::AssumptionRateSource),
         "multi_gpu_efficiency" => words(Label::AssumptionMultiGpu, Label::AssumptionMultiGpuSource),
+        "multi_gpu_links" => (
+            pick(lang, "Multi-GPU exchange", "多卡通信").to_owned(),
+            match lang {
+                Lang::En => format!("{} of the backward pass hides each step's BF16 exchange", a.value),
+                Lang::Zh => format!("反向传播的 {} 可以掩盖每步的 BF16 通信", a.value),
+            },
+            pick(
+                lang,
+                "all-reduce bus bandwidths of public nccl-tests runs per link (NVLink, PCIe, node network); the overlap is assumed unless the task gives it",
+                "按链路（NVLink、PCIe、节点网络）取公开的 nccl-tests 全归约总线带宽；重叠比例为假设值",
+            )
+            .to_owned(),
+        ),
         // Core's values for these two are prose; they are worded here instead.
         "interruption_rate" => (
             t(lang, Label::AssumptionInterruption).to_owned(),

@@ -1,0 +1,97 @@
+//! How a training run scales over several GPUs: compute split across them, plus the data they
+//! exchange each step over the offer's links, partly hidden behind the backward pass.
+//!
+//! Per optimizer step on `n` GPUs, each GPU computes `C = T / (steps × n)` seconds, where `T` is
+//! the run's compute on one GPU of the offer. A replicated (DDP) run then all-reduces the
+//! trained parameters' gradients (2 bytes each, BF16): `2(n−1)/n × bytes / busbw` seconds
+//! (nccl-tests' bus bandwidth, `hardware::links`). A sharded run (ZeRO-3, FSDP) all-gathers the
+//! weights for the forward and the backward pass and reduce-scatters the gradients: each is half
+//! an all-reduce, so `AR(weights) + AR(gradients) / 2`. Communication overlaps the backward pass
+//! (two thirds of `C`) up to the share `overlap` (default 0.5); what is left is exposed and adds
+//! to the step. The efficiency against linear scaling is `C / (C + exposed)`.
+//!
+//! A task without `data_parallel` keeps the fixed `plan::performance::MULTI_GPU_EFFICIENCY`.
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+use crate::hardware::links::{Link, all_reduce_seconds};
+use crate::offers::links::links;
+use crate::offers::offer::Offer;
+use crate::task::document::DataParallel;
+
+/// Share of the backward pass communication hides behind, unless the task says: PyTorch DDP
+/// and FSDP launch bucketed collectives while the backward pass still runs, but the last buckets
+/// and the optimizer step wait for them (an assumption; half).
+pub const DEFAULT_OVERLAP: f64 = 0.5;
+
+/// Bytes per exchanged gradient or weight element (BF16).
+pub const BYTES_PER_ELEMENT: f64 = 2.0;
+
+/// Share of a training step's compute spent in the backward pass (about twice the forward).
+pub const BACKWARD_SHARE: f64 = 2.0 / 3.0;
+
+/// What the GPUs of one offer exchange, and what it costs in time.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct Communication {
+    /// GPUs exchanging data.
+    pub gpus: u32,
+    /// Nodes they span.
+    pub nodes: u32,
+    /// The slowest link crossed.
+    pub link: Link,
+    /// Its all-reduce bus bandwidth, GB/s.
+    pub busbw_gb_s: f64,
+    /// Seconds of compute per step on each GPU.
+    pub compute_s_per_step: f64,
+    /// Seconds of communication per step.
+    pub comm_s_per_step: f64,
+    /// Of which not hidden behind the backward pass.
+    pub exposed_s_per_step: f64,
+    /// Share of each step's wall time spent waiting on communication, 0-1.
+    pub share: f64,
+    /// Share of linear speed-up kept, 0-1.
+    pub efficiency: f64,
+}
+
+/// The communication of `dp` over `gpus` GPUs of `offer`, given `single_gpu_hours`, the run's
+/// compute on one of the offer's GPUs; `None` for one GPU or an unknown card.
+pub fn communication(
+    dp: &DataParallel,
+    offer: &Offer,
+    gpus: u32,
+    single_gpu_hours: f64,
+) -> Option<Communication> {
+    let l = links(offer, gpus)?;
+    let bw = l.bottleneck();
+    let steps = dp.steps.max(1) as f64;
+    let compute = (single_gpu_hours * 3600.0 / (steps * f64::from(gpus))).max(0.0);
+    let trained = dp.trainable_params_b.unwrap_or(dp.params_b) * 1e9 * BYTES_PER_ELEMENT;
+    let weights = dp.params_b * 1e9 * BYTES_PER_ELEMENT;
+    let comm = if dp.sharded {
+        all_reduce_seconds(weights, gpus, bw.gb_s)
+            + all_reduce_seconds(trained, gpus, bw.gb_s) / 2.0
+    } else {
+        all_reduce_seconds(trained, gpus, bw.gb_s)
+    };
+    let overlap = dp.overlap.unwrap_or(DEFAULT_OVERLAP).clamp(0.0, 1.0);
+    let hidden = comm.min(overlap * BACKWARD_SHARE * compute);
+    let exposed = comm - hidden;
+    let step = compute + exposed;
+    let (share, efficiency) = if step > 0.0 && step.is_finite() {
+        (exposed / step, compute / step)
+    } else {
+        (0.0, 1.0)
+    };
+    Some(Communication {
+        gpus,
+        nodes: l.nodes,
+        link: bw.link,
+        busbw_gb_s: bw.gb_s,
+        compute_s_per_step: compute,
+        comm_s_per_step: comm,
+        exposed_s_per_step: exposed,
+        share,
+        efficiency: efficiency.clamp(0.0, 1.0),
+    })
+}

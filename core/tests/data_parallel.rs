@@ -1,0 +1,132 @@
+//! Multi-GPU training priced from the links (issue 33, item 3): the same 8-GPU data-parallel
+//! fine-tune on NVLink, on PCIe and across two nodes on 25 Gbit/s Ethernet takes three
+//! different times, each with its communication share, and the link figures behind them are the
+//! published nccl-tests bus bandwidths.
+
+use gpufare_core::hardware::gpu::find_gpu;
+use gpufare_core::hardware::links::{
+    Link, all_reduce_seconds, network_busbw, nvlink_busbw, pcie_busbw,
+};
+use gpufare_core::offers::csv::parse_catalog_csv;
+use gpufare_core::plan::pipeline::plan;
+use gpufare_core::plan::settings::PlanSettings;
+use gpufare_core::task::document::parse_task;
+
+const HEADER: &str = "id,provider,region,region_class,gpu,gpu_count,tenancy,interconnect,gpus_per_node,node_network_gbps,node_network_rdma,vram_gib,billing_mode,price,currency,granularity,as_of,source";
+
+fn catalog() -> String {
+    [
+        HEADER,
+        "nvlink,P,r,tier1,A100-80GB,8,dedicated,nvlink,,,,80,pay_as_you_go,80,CNY,second,2026-12,test",
+        "pcie,P,r,tier1,A100-80GB,8,dedicated,pcie,,,,80,pay_as_you_go,80,CNY,second,2026-12,test",
+        "two-nodes,P,r,tier1,A100-80GB,8,dedicated,nvlink,4,25,,80,pay_as_you_go,80,CNY,second,2026-12,test",
+    ]
+    .join("\n")
+}
+
+fn task() -> gpufare_core::task::document::TaskProfile {
+    let text = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../examples/ddp_8gpu.json"
+    ))
+    .unwrap();
+    parse_task(&text).unwrap()
+}
+
+/// The defaults are the published figures: 8× A100 NVLink 3 all-reduce 230.22 GB/s (Azure
+/// AI-benchmarking-guide, ND A100 v4 results) and 234.89 (stas00/ml-engineering nccl-tests
+/// runs); 8× A100 PCIe Gen4 with peer-to-peer 8-21 GB/s (NVIDIA/nccl-tests#117 discussion);
+/// 100 Gbit/s TCP sockets 4-6 GB/s of 12.5 (stas00/ml-engineering, network/); EDR InfiniBand
+/// 12.2 GB/s of 12.5 (NVIDIA nccl-tests PERFORMANCE.md).
+#[test]
+fn link_defaults_reproduce_published_bus_bandwidths() {
+    let a100 = find_gpu("A100-80GB").unwrap();
+    let nv = nvlink_busbw(a100, 8).unwrap();
+    assert_eq!(nv.link, Link::Nvlink3);
+    assert!((nv.gb_s / 230.22 - 1.0).abs() < 0.02 && (nv.gb_s / 234.89 - 1.0).abs() < 0.03);
+    let pcie = pcie_busbw(a100);
+    assert!((8.0..=21.0).contains(&pcie.gb_s), "{pcie:?}");
+    let tcp = network_busbw(100.0, false);
+    assert!((4.0..=6.0).contains(&tcp.gb_s), "{tcp:?}");
+    let ib = network_busbw(100.0, true);
+    assert!((ib.gb_s / 12.2 - 1.0).abs() < 0.1, "{ib:?}");
+    // nccl-tests: busbw = algbw × 2(n−1)/n, so 1 GB over 8 GPUs at 230 GB/s takes 7.61 ms.
+    assert!((all_reduce_seconds(1e9, 8, 230.0) - 1.75 / 230.0).abs() < 1e-12);
+}
+
+#[test]
+fn the_same_fine_tune_on_three_links_takes_three_times() {
+    let cat = parse_catalog_csv(&catalog()).unwrap();
+    let t = task();
+    let mut settings = PlanSettings::for_task(&t);
+    settings.trials = 200;
+    let result = plan(&t, &cat, &settings).unwrap();
+    let row = |id: &str| result.options.iter().find(|o| o.offer_id == id).unwrap();
+    let (nv, pcie, net) = (row("nvlink"), row("pcie"), row("two-nodes"));
+    let c = |o: &gpufare_core::plan::option::OptionResult| o.communication.unwrap();
+    assert_eq!(c(nv).link, Link::Nvlink3);
+    assert_eq!(c(pcie).link, Link::PcieP2p);
+    assert_eq!(c(net).link, Link::NetworkTcp);
+    assert_eq!(c(net).nodes, 2);
+    // 7B parameters, BF16 gradients: 14 GB all-reduced over 8 GPUs each step.
+    let bytes = 14e9;
+    assert!((c(nv).comm_s_per_step - 1.75 * bytes / 230e9).abs() < 1e-9);
+    assert!((c(net).comm_s_per_step - 1.75 * bytes / 1.25e9).abs() < 1e-6);
+    // Each step computes 400 h × 3600 / (90,000 × 8) = 2 s; half its backward pass (0.67 s)
+    // hides communication: all of NVLink's 0.11 s, part of PCIe's 1.63 s, little of 19.6 s.
+    assert!((c(nv).compute_s_per_step - 2.0).abs() < 1e-9);
+    assert_eq!(c(nv).share, 0.0);
+    assert!((c(pcie).exposed_s_per_step - (1.75 * bytes / 15e9 - 2.0 / 3.0)).abs() < 1e-9);
+    assert!(c(pcie).share > 0.25 && c(pcie).share < 0.4, "{:?}", c(pcie));
+    assert!(c(net).share > 0.85, "{:?}", c(net));
+    // Three different times, in the links' order.
+    let hours = |o: &gpufare_core::plan::option::OptionResult| o.running_hours_expected;
+    assert!((hours(nv) - 50.0).abs() < 0.01, "{}", hours(nv));
+    assert!(hours(nv) < hours(pcie) && hours(pcie) < hours(net));
+    assert!((hours(pcie) / hours(nv) - 1.0 / c(pcie).efficiency).abs() < 1e-3);
+}
+
+#[test]
+fn bad_links_are_refused_by_field() {
+    let one = |row: &str| {
+        parse_catalog_csv(&format!("{HEADER}\n{row}\n"))
+            .unwrap_err()
+            .to_string()
+    };
+    assert!(
+        one("x,P,r,tier1,RTX4090,8,dedicated,nvlink,,,,24,pay_as_you_go,8,CNY,second,2026-12,t")
+            .contains("interconnect")
+    );
+    assert!(
+        one(
+            "x,P,r,tier1,A100-80GB,8,dedicated,nvlink,3,25,,80,pay_as_you_go,8,CNY,second,2026-12,t"
+        )
+        .contains("gpus_per_node")
+    );
+    assert!(
+        one("x,P,r,tier1,A100-80GB,8,dedicated,nvlink,4,,,80,pay_as_you_go,8,CNY,second,2026-12,t")
+            .contains("node_network_gbps")
+    );
+    assert!(
+        one("x,P,r,tier1,A100-80GB,8,dedicated,copper,,,,80,pay_as_you_go,8,CNY,second,2026-12,t")
+            .contains("interconnect")
+    );
+    assert!(
+        one(
+            "x,P,r,tier1,A100-80GB,8,time_sliced,nvlink,,,,80,pay_as_you_go,8,CNY,second,2026-12,t"
+        )
+        .contains("interconnect")
+    );
+    let bad_task = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../examples/ddp_8gpu.json"
+    ))
+    .unwrap()
+    .replace("\"steps\": 90000", "\"steps\": 0");
+    assert!(
+        parse_task(&bad_task)
+            .unwrap_err()
+            .to_string()
+            .contains("data_parallel.steps")
+    );
+}
