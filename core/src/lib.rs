@@ -13,11 +13,13 @@
 //!    policies for interruptible offers), total cost, the decision, the hybrid plan and the
 //!    break-even figures;
 //! 7. [`workload`] — VRAM and run time estimated from a model;
-//! 8. [`scenario`] — everything the site shows in one document, and share links;
-//! 9. [`export`] — budgets as JSON, CSV and Markdown, and their differences;
-//! 10. [`fleet`] — many nodes' profiles merged, grouped, their spread and outliers, as text,
+//! 8. [`serving`] — traffic in, replicas out: one LLM replica's throughput and latency, the
+//!    replicas each hour needs, and deployments priced side by side;
+//! 9. [`scenario`] — everything the site shows in one document, and share links;
+//! 10. [`export`] — budgets as JSON, CSV and Markdown, and their differences;
+//! 11. [`fleet`] — many nodes' profiles merged, grouped, their spread and outliers, as text,
 //!     Prometheus and measured factors;
-//! 11. [`schema`] — the JSON Schemas of every document.
+//! 12. [`schema`] — the JSON Schemas of every document.
 //!
 //! The crate does no I/O, reads no clock and no environment, and has no ambient randomness (see
 //! `clippy.toml` next to this crate), so the command-line tool and the WebAssembly site compute
@@ -69,6 +71,7 @@ pub mod plan;
 pub mod profile;
 pub mod scenario;
 pub mod schema;
+pub mod serving;
 pub mod task;
 pub mod workload;
 
