@@ -14,6 +14,9 @@ use gpufare_core::task::document::parse_task;
 
 const HEADER: &str = "id,provider,region,region_class,gpu,gpu_count,tenancy,interconnect,gpus_per_node,node_network_gbps,node_network_rdma,vram_gib,billing_mode,price,currency,granularity,as_of,source";
 
+/// The example task of the README (compiled in: core's tests do no file I/O).
+const DDP_TASK: &str = include_str!("../../examples/ddp_8gpu.json");
+
 fn catalog() -> String {
     [
         HEADER,
@@ -25,12 +28,7 @@ fn catalog() -> String {
 }
 
 fn task() -> gpufare_core::task::document::TaskProfile {
-    let text = std::fs::read_to_string(concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../examples/ddp_8gpu.json"
-    ))
-    .unwrap();
-    parse_task(&text).unwrap()
+    parse_task(DDP_TASK).unwrap()
 }
 
 /// The defaults are the published figures: 8× A100 NVLink 3 all-reduce 230.22 GB/s (Azure
@@ -117,12 +115,7 @@ fn bad_links_are_refused_by_field() {
         )
         .contains("interconnect")
     );
-    let bad_task = std::fs::read_to_string(concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../examples/ddp_8gpu.json"
-    ))
-    .unwrap()
-    .replace("\"steps\": 90000", "\"steps\": 0");
+    let bad_task = DDP_TASK.replace("\"steps\": 90000", "\"steps\": 0");
     assert!(
         parse_task(&bad_task)
             .unwrap_err()

@@ -262,6 +262,38 @@ fn report(lang: Lang, shown: Shown) -> impl IntoView {
         )
         .into_any(),
     );
+    // A data-parallel run's exchange over the offer's links.
+    let communication = o.communication.map(|c| {
+        let text = match lang {
+            Lang::En => format!(
+                " · {} GB/s · {} GPUs on {} node(s) · compute {} s, exchange {} s, {} s exposed ({} of the step)",
+                format::number(c.busbw_gb_s, 2),
+                c.gpus,
+                c.nodes,
+                format::number(c.compute_s_per_step, 2),
+                format::number(c.comm_s_per_step, 2),
+                format::number(c.exposed_s_per_step, 2),
+                percent(c.share)
+            ),
+            Lang::Zh => format!(
+                " · {} GB/s · {} 张卡，{} 个节点 · 计算 {} 秒，通信 {} 秒，其中 {} 秒未被掩盖（占每步的 {}）",
+                format::number(c.busbw_gb_s, 2),
+                c.gpus,
+                c.nodes,
+                format::number(c.compute_s_per_step, 2),
+                format::number(c.comm_s_per_step, 2),
+                format::number(c.exposed_s_per_step, 2),
+                percent(c.share)
+            ),
+        };
+        fact(
+            Label::CommunicationUsed,
+            "communication",
+            Some(c.link.id()),
+            view! { <span translate="no">{model::link(lang, c.link)}</span><span>{text}</span> }
+                .into_any(),
+        )
+    });
     let sharing = view! {
         <h4>{t(lang, Label::SharingHeading)}</h4>
         <dl class="facts" id="sharing-facts" data-offer=o.offer_id.clone() data-tenancy=o.tenancy.id()>
@@ -271,6 +303,7 @@ fn report(lang: Lang, shown: Shown) -> impl IntoView {
             {load}
             {slowdown}
             {latency}
+            {communication}
         </dl>
     };
 

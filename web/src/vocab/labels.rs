@@ -387,6 +387,7 @@ labels! {
     LoadNotUsed => ("not used: this offer's slowdown is given directly", "未使用：该方案的降速倍数是直接给出的"),
     LoadNotApplicable => ("does not apply: the card's compute is not time-shared", "不适用：该显卡的算力不是分时共享的"),
     SlowdownUsed => ("Slowdown used (against the nominal share)", "所用降速倍数（相对名义份额）"),
+    CommunicationUsed => ("Multi-GPU exchange per step", "多卡每步通信"),
     LatencyFactor => ("Request P99 latency over the same request alone", "请求 P99 延迟相对单独运行的倍数"),
     LatencyRange => ("measured from", "实测范围"),
     QueueHeading => ("Queue before a start", "开始前的排队"),

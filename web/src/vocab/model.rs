@@ -153,6 +153,23 @@ pub fn rtt_basis(lang: Lang, b: RttBasis) -> &'static str {
     pick(lang, en, zh)
 }
 
+/// The name of a link GPUs exchange data over.
+pub fn link(lang: Lang, l: gpufare_core::hardware::links::Link) -> &'static str {
+    use gpufare_core::hardware::links::Link;
+    let (en, zh) = match l {
+        Link::Nvlink2 => ("NVLink 2", "NVLink 2"),
+        Link::Nvlink3 => ("NVLink 3 with NVSwitch", "NVLink 3 加 NVSwitch"),
+        Link::Nvlink4 => ("NVLink 4 with NVSwitch", "NVLink 4 加 NVSwitch"),
+        Link::NvlinkCut => ("NVLink cut to 400 GB/s", "限速到 400 GB/s 的 NVLink"),
+        Link::NvlinkBridge => ("an NVLink bridge", "NVLink 桥"),
+        Link::PcieP2p => ("PCIe peer-to-peer", "PCIe 点对点"),
+        Link::PcieHost => ("PCIe through host memory", "经主机内存中转的 PCIe"),
+        Link::NetworkRdma => ("the node network with RDMA", "支持 RDMA 的节点网络"),
+        Link::NetworkTcp => ("the node network over TCP", "走 TCP 的节点网络"),
+    };
+    pick(lang, en, zh)
+}
+
 /// Where a request-level latency factor comes from.
 pub fn latency_source(lang: Lang, s: LatencySource) -> &'static str {
     let (en, zh) = match s {
