@@ -79,6 +79,7 @@ prop_compose! {
             service: None,
             prototype: None,
         data_parallel: None,
+        serving: None,
             storage_gb: 50.0,
             storage_months: 1.0,
             egress_gb: 10.0,

@@ -9,9 +9,8 @@ use gpufare_core::serving::deploy::{
     DeploySettings, DeploymentKind, DeploymentOffers, Deployments, choose, price_deployments,
 };
 use gpufare_core::serving::replica::ReplicaSetup;
-use gpufare_core::serving::traffic::{Traffic, office_hours, parse_traffic_csv, steady_api};
+use gpufare_core::task::traffic::{Traffic, office_hours, parse_traffic_csv, steady_api};
 use gpufare_core::workload::llm::arch::Precision;
-use proptest::prelude::*;
 use rust_decimal::Decimal;
 
 fn offer(id: &str, mode: BillingMode, price: &str) -> Offer {
@@ -286,59 +285,66 @@ fn bad_input_is_refused_by_name() {
     assert!(choose(&r, 0.99).is_none());
 }
 
-proptest! {
-    #![proptest_config(ProptestConfig::with_cases(64))]
+/// Property tests (native only: proptest does not build for wasm32).
+#[cfg(not(target_arch = "wasm32"))]
+mod properties {
+    use super::*;
+    use proptest::prelude::*;
 
-    #[test]
-    fn no_panic_on_extreme_input(
-        rps in proptest::collection::vec(prop_oneof![Just(0.0), 0.0..1e5f64, Just(1e5)], 24),
-        prompt in 1.0..1e6f64,
-        output in 1.0..1e6f64,
-        ttft in 0.001..3.6e6f64,
-        tpot in 0.001..3.6e6f64,
-        headroom in 0.01..1.0f64,
-        max_replicas in 1u32..10_000,
-        start in 0.0..86_400.0f64,
-        queue in prop_oneof![Just(None), (0.0..1000.0f64).prop_map(Some)],
-        gpus in 1u32..16,
-    ) {
-        let mut t = steady_api(1.0);
-        t.rps_by_hour = rps;
-        t.prompt_tokens.mean = prompt;
-        t.prompt_tokens.p90 = prompt;
-        t.output_tokens.mean = output;
-        t.output_tokens.p90 = output;
-        t.targets.ttft_p99_ms = ttft;
-        t.targets.tpot_p99_ms = tpot;
-        let (mut d, m, s) = offers();
-        d.queue_wait_hours = queue;
-        let settings = DeploySettings {
-            headroom,
-            max_replicas,
-            min_replicas: 0,
-            instance_start_seconds: start,
-            ..DeploySettings::default()
-        };
-        let setup = ReplicaSetup::preset("llama-3.1-8b", Precision::Bf16, gpus).unwrap();
-        let offers = DeploymentOffers { on_demand: &d, committed: Some(&m), shared: Some(&s) };
-        let r = price_deployments(&t, &setup, &offers, &settings).unwrap();
-        for x in &r.deployments {
-            prop_assert!((0.0..=1.0).contains(&x.attainment), "{x:?}");
-            prop_assert!(x.cost_per_month.amount >= Decimal::ZERO);
-            prop_assert_eq!(x.replicas_by_hour.len(), 24);
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(64))]
+
+        #[test]
+        fn no_panic_on_extreme_input(
+            rps in proptest::collection::vec(prop_oneof![Just(0.0), 0.0..1e5f64, Just(1e5)], 24),
+            prompt in 1.0..1e6f64,
+            output in 1.0..1e6f64,
+            ttft in 0.001..3.6e6f64,
+            tpot in 0.001..3.6e6f64,
+            headroom in 0.01..1.0f64,
+            max_replicas in 1u32..10_000,
+            start in 0.0..86_400.0f64,
+            queue in prop_oneof![Just(None), (0.0..1000.0f64).prop_map(Some)],
+            gpus in 1u32..16,
+        ) {
+            let mut t = steady_api(1.0);
+            t.rps_by_hour = rps;
+            t.prompt_tokens.mean = prompt;
+            t.prompt_tokens.p90 = prompt;
+            t.output_tokens.mean = output;
+            t.output_tokens.p90 = output;
+            t.targets.ttft_p99_ms = ttft;
+            t.targets.tpot_p99_ms = tpot;
+            let (mut d, m, s) = offers();
+            d.queue_wait_hours = queue;
+            let settings = DeploySettings {
+                headroom,
+                max_replicas,
+                min_replicas: 0,
+                instance_start_seconds: start,
+                ..DeploySettings::default()
+            };
+            let setup = ReplicaSetup::preset("llama-3.1-8b", Precision::Bf16, gpus).unwrap();
+            let offers = DeploymentOffers { on_demand: &d, committed: Some(&m), shared: Some(&s) };
+            let r = price_deployments(&t, &setup, &offers, &settings).unwrap();
+            for x in &r.deployments {
+                prop_assert!((0.0..=1.0).contains(&x.attainment), "{x:?}");
+                prop_assert!(x.cost_per_month.amount >= Decimal::ZERO);
+                prop_assert_eq!(x.replicas_by_hour.len(), 24);
+            }
+            let _ = choose(&r, 0.99);
         }
-        let _ = choose(&r, 0.99);
-    }
 
-    #[test]
-    fn any_text_is_answered_by_the_csv_reader(text in ".{0,400}") {
-        let _ = parse_traffic_csv("fuzz", &text);
-    }
+        #[test]
+        fn any_text_is_answered_by_the_csv_reader(text in ".{0,400}") {
+            let _ = parse_traffic_csv("fuzz", &text);
+        }
 
-    #[test]
-    fn numeric_lines_are_answered_by_the_csv_reader(
-        lines in proptest::collection::vec("[-0-9.,e ]{0,12}", 0..200),
-    ) {
-        let _ = parse_traffic_csv("fuzz", &lines.join("\n"));
+        #[test]
+        fn numeric_lines_are_answered_by_the_csv_reader(
+            lines in proptest::collection::vec("[-0-9.,e ]{0,12}", 0..200),
+        ) {
+            let _ = parse_traffic_csv("fuzz", &lines.join("\n"));
+        }
     }
 }

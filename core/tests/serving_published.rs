@@ -14,7 +14,7 @@
 
 use gpufare_core::hardware::gpu::find_gpu;
 use gpufare_core::serving::replica::{Replica, ReplicaHardware, ReplicaSetup, TP_EFFICIENCY};
-use gpufare_core::serving::traffic::Tokens;
+use gpufare_core::task::traffic::Tokens;
 use gpufare_core::workload::llm::arch::Precision;
 
 const MAX_LOAD: &str = include_str!("../data/serving/trtllm_throughput_max_load.csv");

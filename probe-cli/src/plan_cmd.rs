@@ -541,6 +541,69 @@ fn table(b: &Budget, top: usize) -> String {
             "({blocked} offers cannot run this task; --format json lists each reason)"
         );
     }
+    if let Some(sv) = &b.service {
+        let _ = writeln!(
+            s,
+            "\nserving {} ({}: mean {:.2}, peak {:.2} requests/s; target: {:.0} % of requests within their latency targets):",
+            sv.model,
+            sv.traffic,
+            sv.mean_rps,
+            sv.peak_rps,
+            sv.attainment_target * 100.0
+        );
+        if let Some(c) = &sv.choice {
+            let _ = writeln!(s, "  - {}", c.reason);
+        }
+        if let Some(p) = &sv.problem {
+            let _ = writeln!(s, "  - {p}");
+        }
+        let mut rows = vec![[
+            "offer".to_owned(),
+            "deployment".to_owned(),
+            "per month".to_owned(),
+            "per M output tokens".to_owned(),
+            "within targets".to_owned(),
+            "replicas (min-max)".to_owned(),
+        ]];
+        for o in sv.offers.iter().take(top) {
+            for d in &o.deployments {
+                let lo = d
+                    .replicas_by_hour
+                    .iter()
+                    .copied()
+                    .fold(f64::INFINITY, f64::min);
+                let hi = d.replicas_by_hour.iter().copied().fold(0.0, f64::max);
+                rows.push([
+                    o.offer_id.clone(),
+                    d.kind.id().to_owned(),
+                    d.cost_per_month.display(),
+                    d.cost_per_million_output_tokens
+                        .as_ref()
+                        .map_or_else(|| "-".to_owned(), |m| m.display()),
+                    format!("{:.2} %", d.attainment * 100.0),
+                    format!("{:.1}-{:.1}", if lo.is_finite() { lo } else { 0.0 }, hi),
+                ]);
+            }
+        }
+        let widths: Vec<usize> = (0..6)
+            .map(|i| rows.iter().map(|r| r[i].chars().count()).max().unwrap_or(0))
+            .collect();
+        for r in &rows {
+            let cells: Vec<String> = r
+                .iter()
+                .zip(&widths)
+                .enumerate()
+                .map(|(i, (c, w))| {
+                    if i < 2 {
+                        format!("{c:<w$}")
+                    } else {
+                        format!("{c:>w$}")
+                    }
+                })
+                .collect();
+            let _ = writeln!(s, "  {}", cells.join("  ").trim_end());
+        }
+    }
     let talking: Vec<_> = b
         .options
         .iter()

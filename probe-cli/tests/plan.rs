@@ -88,8 +88,8 @@ fn every_example_task_prices_out_of_the_box() {
         n += 1;
     }
     assert_eq!(
-        n, 11,
-        "one example per preset, and the data-parallel fine-tune"
+        n, 12,
+        "one example per preset, the data-parallel fine-tune and the office-hours API"
     );
 }
 

@@ -25,7 +25,7 @@ use gpufare_core::task::presets::{PRESET_IDS, preset};
 use crate::run_cmd;
 
 /// The fuzz targets, one per parser (and `plan` on parsed input).
-pub const TARGETS: [&str; 16] = [
+pub const TARGETS: [&str; 17] = [
     "task",
     "profile",
     "catalog",
@@ -33,6 +33,7 @@ pub const TARGETS: [&str; 16] = [
     "budget",
     "trace",
     "queue_trace",
+    "traffic",
     "plan",
     "numbers",
     "fleet",
@@ -284,6 +285,25 @@ fn seed(root: &Path, target: &str, corpus: &Path) -> Result<()> {
                 "times.csv".into(),
                 b"created,started\n2023-04-22T10:00:00Z,2023-04-22T10:05:00Z\n100,100\n5,\n"
                     .to_vec(),
+            ));
+        }
+        "traffic" => {
+            seeds.push((
+                "day.csv".into(),
+                (0..24)
+                    .map(|h| format!("{}\n", h % 7))
+                    .collect::<String>()
+                    .into_bytes(),
+            ));
+            seeds.push((
+                "hours.csv".into(),
+                format!(
+                    "hour,rps\n{}",
+                    (0..24)
+                        .map(|h| format!("{h},{}.5\n", h % 5))
+                        .collect::<String>()
+                )
+                .into_bytes(),
             ));
         }
         "plan" => {

@@ -266,6 +266,10 @@ pub struct Budget {
     /// the site: `gpufare plan --scenario` reprices it exactly.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub scenario: Option<crate::scenario::document::Scenario>,
+    /// A service's ways to deploy (fixed fleet, autoscaling, reserved base plus burst, shared
+    /// pool) on every feasible offer, when the task serves a model with traffic.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub service: Option<crate::serving::service::ServicePlan>,
 }
 
 /// A money amount as a plain number (already rounded to the minor unit).
@@ -381,6 +385,7 @@ pub fn budget(plan: &PlanResult, task: &TaskProfile, catalog: &Catalog) -> Budge
         today: plan.settings.today.clone(),
         assumptions: plan.assumptions.clone(),
         scenario: None,
+        service: crate::serving::service::plan_service(task, catalog, plan),
     }
 }
 

@@ -471,6 +471,7 @@ mod tests {
             today: None,
             assumptions: vec![],
             scenario: None,
+            service: None,
         }
     }
 

@@ -33,7 +33,7 @@ use crate::offers::rent::price_per_gpu_hour;
 use crate::serving::error::ServingError;
 use crate::serving::replica::{BatchPoint, Replica, ReplicaHardware, ReplicaSetup};
 use crate::serving::slo::{DEFAULT_HEADROOM, MAX_REPLICAS, missed_share, replicas_by_hour};
-use crate::serving::traffic::Traffic;
+use crate::task::traffic::Traffic;
 
 /// Seconds from asking for an instance to its being up, with a prebuilt image: 120, an
 /// assumption inside the published 100-170 s (SkyPilot PR #4091: an AWS GPU VM in 1 min 41 s with

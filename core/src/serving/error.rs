@@ -4,6 +4,7 @@
 use thiserror::Error;
 
 use crate::numbers::problem::FieldError;
+use crate::task::traffic::TrafficError;
 use crate::workload::types::WorkloadError;
 
 /// Why traffic, a replica or a deployment was refused.
@@ -68,6 +69,15 @@ impl ServingError {
 impl From<FieldError> for ServingError {
     fn from(e: FieldError) -> ServingError {
         ServingError::Field(e)
+    }
+}
+
+impl From<TrafficError> for ServingError {
+    fn from(e: TrafficError) -> ServingError {
+        match e {
+            TrafficError::Field(e) => ServingError::Field(e),
+            TrafficError::Line { line, error } => ServingError::Line { line, error },
+        }
     }
 }
 

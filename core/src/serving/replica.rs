@@ -38,8 +38,8 @@ use crate::offers::offer::Offer;
 use crate::offers::tenancy::Tenancy;
 use crate::plan::performance::card_share;
 use crate::serving::error::ServingError;
-use crate::serving::traffic::{Targets, Tokens};
 use crate::task::document::Bound;
+use crate::task::traffic::{Targets, Tokens};
 use crate::workload::llm::arch::{KvPrecision, LlmArch, Precision, find_llm_preset};
 use crate::workload::throughput::{DEFAULT_MBU, DEFAULT_MFU_INFERENCE};
 
@@ -314,12 +314,12 @@ impl Replica {
         hardware.validate()?;
         for (name, t) in [("prompt_tokens", prompt), ("output_tokens", output)] {
             for (part, v) in [("mean", t.mean), ("p90", t.p90)] {
-                if !(v.is_finite() && (1.0..=crate::serving::traffic::MAX_TOKENS).contains(&v)) {
+                if !(v.is_finite() && (1.0..=crate::task::traffic::MAX_TOKENS).contains(&v)) {
                     return Err(FieldError::new(
                         &format!("{name}.{part}"),
                         Problem::OutOfRange {
                             min: 1.0,
-                            max: crate::serving::traffic::MAX_TOKENS,
+                            max: crate::task::traffic::MAX_TOKENS,
                         },
                     )
                     .into());
@@ -515,7 +515,7 @@ impl Replica {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::serving::traffic::DEFAULT_TARGETS;
+    use crate::task::traffic::DEFAULT_TARGETS;
 
     fn replica(model: &str, gpu: &str, weights: Precision, gpus: u32) -> Replica {
         let setup = ReplicaSetup::preset(model, weights, gpus).unwrap();

@@ -12,6 +12,7 @@ use crate::numbers::money::Currency;
 use crate::numbers::problem::{FieldError, JsonProblem, Problem};
 use crate::task::policy::{MAX_FALLBACK_AFTER, Policy};
 use crate::task::reach::Reach;
+use crate::task::traffic::{Traffic, TrafficError};
 
 /// The task format this build writes and the newest it reads.
 pub const TASK_FORMAT_VERSION: u32 = 1;
@@ -158,6 +159,47 @@ pub struct Service {
     pub hours_per_month: f64,
     /// Months it runs.
     pub months: f64,
+}
+
+/// What an LLM service serves and to whom: the model, the replica's GPUs and the traffic. With
+/// it, a service task's plan also prices ways to deploy (fixed fleet, autoscaling, reserved base
+/// plus burst, shared pool) per offer (`serving`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct ServingSpec {
+    /// The model served: a preset id of the workload estimator, e.g. `llama-3.1-8b`.
+    pub model: String,
+    /// Precision of its weights: `bf16` (absent), `fp8`, `int8`, `int4` ...
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub weights: Option<String>,
+    /// GPUs per replica (tensor parallel; absent: the task's `gpus`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(range(min = 1, max = 64))]
+    pub gpus_per_replica: Option<u32>,
+    /// Requests per second by hour, request sizes and latency targets.
+    pub traffic: Traffic,
+}
+
+impl ServingSpec {
+    /// Checks the ranges; the error names the field (`serving.traffic.rps_by_hour[3]`).
+    pub fn validate(&self) -> Result<(), FieldError> {
+        if self.model.trim().is_empty() || self.model.len() > 100 {
+            return Err(FieldError::new("serving.model", Problem::Required));
+        }
+        if self.gpus_per_replica.is_some_and(|g| g == 0 || g > 64) {
+            return Err(FieldError::new(
+                "serving.gpus_per_replica",
+                Problem::OutOfRange {
+                    min: 1.0,
+                    max: 64.0,
+                },
+            ));
+        }
+        self.traffic.validate().map_err(|e| match e {
+            TrafficError::Field(f) | TrafficError::Line { error: f, .. } => {
+                FieldError::new(&format!("serving.traffic.{}", f.field), f.problem)
+            }
+        })
+    }
 }
 
 /// How a training run spread over several GPUs exchanges data each optimizer step (data
@@ -312,6 +354,9 @@ pub struct TaskProfile {
     /// How a multi-GPU run exchanges data each step (absent: a fixed scaling efficiency).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub data_parallel: Option<DataParallel>,
+    /// The model and traffic of an LLM service (absent: the service is priced as hours alone).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub serving: Option<ServingSpec>,
     /// Data kept on the provider's storage, GB.
     #[serde(default)]
     #[schemars(range(min = 0, max = 1_000_000_000))]
@@ -459,6 +504,9 @@ impl TaskProfile {
         check("gpus", f64::from(self.gpus), 1.0, 1024.0)?;
         if let Some(dp) = &self.data_parallel {
             dp.validate().map_err(TaskError::Field)?;
+        }
+        if let Some(sv) = &self.serving {
+            sv.validate().map_err(TaskError::Field)?;
         }
         if let Some(d) = self.deadline_hours {
             check("deadline_hours", d, 0.0, 1_000_000.0)?;

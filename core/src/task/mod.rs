@@ -1,10 +1,12 @@
 //! What the user wants to run: the task document (work, VRAM, runs, deadline, latency target,
-//! data sensitivity, interruptions, money) and the ready-made presets of the reference article.
+//! data sensitivity, interruptions, money), a service's traffic, and the ready-made presets of the
+//! reference article.
 
 pub mod document;
 pub mod policy;
 pub mod presets;
 pub mod reach;
+pub mod traffic;
 
 pub use document::{
     Bound, Checkpoint, LatencyTarget, Prototype, Sensitivity, Service, TASK_FORMAT_VERSION,

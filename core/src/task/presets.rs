@@ -7,8 +7,8 @@ use rust_decimal::Decimal;
 
 use crate::numbers::money::Currency;
 use crate::task::document::{
-    Bound, Checkpoint, LatencyTarget, Prototype, Sensitivity, Service, TASK_FORMAT_VERSION,
-    TaskKind, TaskProfile,
+    Bound, Checkpoint, LatencyTarget, Prototype, Sensitivity, Service, ServingSpec,
+    TASK_FORMAT_VERSION, TaskKind, TaskProfile,
 };
 use crate::task::reach::Reach;
 
@@ -59,6 +59,7 @@ fn base(
         service: None,
         prototype: None,
         data_parallel: None,
+        serving: None,
         storage_gb: 50.0,
         storage_months: 1.0,
         egress_gb: 5.0,
@@ -180,6 +181,13 @@ pub fn preset(id: &str) -> Option<TaskProfile> {
             storage_gb: 100.0,
             storage_months: 3.0,
             egress_gb: 300.0,
+            // A steady, low-traffic API: one request every five seconds, around the clock.
+            serving: Some(ServingSpec {
+                model: "llama-3.1-8b".to_owned(),
+                weights: None,
+                gpus_per_replica: None,
+                traffic: crate::task::traffic::steady_api(0.2),
+            }),
             ..base(
                 "Inference API with a P99 target",
                 TaskKind::Inference,

@@ -14,7 +14,44 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use crate::numbers::problem::{FieldError, Problem, closest_name};
-use crate::serving::error::ServingError;
+
+/// Why traffic was refused: a field out of its range, or a line of a traffic CSV.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum TrafficError {
+    /// A field holds a value the model cannot use.
+    #[error("traffic field {}: {}", .0.field, .0.problem)]
+    Field(FieldError),
+    /// A line of a traffic CSV is wrong (1-based line number).
+    #[error("traffic CSV line {line}: {}: {}", .error.field, .error.problem)]
+    Line {
+        /// 1-based line of the fault (the last line for a wrong row count).
+        line: usize,
+        /// The column at fault and what is wrong with it.
+        error: FieldError,
+    },
+}
+
+impl TrafficError {
+    /// The field at fault, as named in the JSON form (a CSV's column).
+    pub fn field(&self) -> Option<&str> {
+        match self {
+            TrafficError::Field(e) | TrafficError::Line { error: e, .. } => Some(&e.field),
+        }
+    }
+
+    /// A stable identifier of the kind of refusal, for translated messages.
+    pub fn code(&self) -> &'static str {
+        match self {
+            TrafficError::Field(e) | TrafficError::Line { error: e, .. } => e.problem.code(),
+        }
+    }
+}
+
+impl From<FieldError> for TrafficError {
+    fn from(e: FieldError) -> TrafficError {
+        TrafficError::Field(e)
+    }
+}
 
 /// The largest rate an hour may hold, requests per second.
 pub const MAX_RPS: f64 = 100_000.0;
@@ -131,7 +168,7 @@ pub fn bursty_demo(mean_rps: f64) -> Traffic {
 }
 
 /// The preset named `id` ([`TRAFFIC_PRESETS`]) averaging `mean_rps`, validated.
-pub fn traffic_preset(id: &str, mean_rps: f64) -> Result<Traffic, ServingError> {
+pub fn traffic_preset(id: &str, mean_rps: f64) -> Result<Traffic, TrafficError> {
     let traffic = match id.trim() {
         "steady_api" => steady_api(mean_rps),
         "office_hours" => office_hours(mean_rps),
@@ -168,7 +205,7 @@ fn curve_length(count: usize) -> Problem {
 
 impl Traffic {
     /// Checks every field, naming the one at fault (`rps_by_hour[7]`, `prompt_tokens.p90`, ...).
-    pub fn validate(&self) -> Result<(), ServingError> {
+    pub fn validate(&self) -> Result<(), TrafficError> {
         if self.name.chars().count() > 200 {
             return Err(FieldError::new(
                 "name",
@@ -271,8 +308,8 @@ fn parse_number(field: &str, text: &str) -> Result<f64, FieldError> {
 /// own after. Every error names the line (1-based) and the column. At most
 /// [`MAX_TRAFFIC_CSV_BYTES`] bytes and [`MAX_TRAFFIC_CSV_LINES`] lines are read; any text is
 /// answered, never a panic.
-pub fn parse_traffic_csv(name: &str, text: &str) -> Result<Traffic, ServingError> {
-    let at = |line: usize, error: FieldError| ServingError::Line { line, error };
+pub fn parse_traffic_csv(name: &str, text: &str) -> Result<Traffic, TrafficError> {
+    let at = |line: usize, error: FieldError| TrafficError::Line { line, error };
     if text.len() > MAX_TRAFFIC_CSV_BYTES {
         return Err(FieldError::new(
             "text",
@@ -454,21 +491,21 @@ mod tests {
 
         let bad = one.replace("3.5", "abc");
         match parse_traffic_csv("x", &bad).unwrap_err() {
-            ServingError::Line { line, error } => {
+            TrafficError::Line { line, error } => {
                 assert_eq!(line, 4);
                 assert_eq!(error.field, "rps");
             }
             e => panic!("{e}"),
         }
         match parse_traffic_csv("x", &two.replace("\n7,", "\n8,")).unwrap_err() {
-            ServingError::Line { line, error } => {
+            TrafficError::Line { line, error } => {
                 assert_eq!(line, 8);
                 assert_eq!(error.field, "hour");
             }
             e => panic!("{e}"),
         }
         let e = parse_traffic_csv("x", "rps\n1\n2\n").unwrap_err();
-        assert!(matches!(e, ServingError::Line { line: 3, .. }), "{e}");
+        assert!(matches!(e, TrafficError::Line { line: 3, .. }), "{e}");
         let e = parse_traffic_csv("x", "hours,rps\n").unwrap_err();
         assert_eq!(e.field(), Some("hours"));
         assert!(e.to_string().contains("hour"), "{e}");
@@ -477,7 +514,7 @@ mod tests {
         let e = parse_traffic_csv("x", &one.replace("5.5", "inf")).unwrap_err();
         assert_eq!(e.code(), "not_finite");
         let e = parse_traffic_csv("x", &"1\n".repeat(200)).unwrap_err();
-        assert!(matches!(e, ServingError::Line { line: 169, .. }), "{e}");
+        assert!(matches!(e, TrafficError::Line { line: 169, .. }), "{e}");
         assert!(parse_traffic_csv("x", &"1\n".repeat(100_000)).is_err());
         assert!(parse_traffic_csv("x", "").is_err());
         assert!(parse_traffic_csv("x", "1,2,3\n").is_err());
