@@ -97,13 +97,7 @@ fn a_steady_api_and_an_office_hours_api_get_different_answers() {
     // The reason's figures are the choice's own.
     let cost = b["cost_per_month"]["amount"].as_str().unwrap();
     let shown = cost.parse::<f64>().unwrap();
-    assert!(
-        b["reason"]
-            .as_str()
-            .unwrap()
-            .contains(&group(shown)),
-        "{b}"
-    );
+    assert!(b["reason"].as_str().unwrap().contains(&group(shown)), "{b}");
     // More traffic costs more a month, less per token.
     let month = |c: &serde_json::Value| {
         c["cost_per_month"]["amount"]
