@@ -4,14 +4,14 @@
 //! from the groups listed before it:
 //!
 //! 1. [`numbers`] — exact money, checked input, statistics, seeded random numbers;
-//! 2. [`hardware`] — the GPU spec table and PCIe facts;
+//! 2. [`hardware`] — the GPU spec table, MIG profiles, PCIe facts and link bus bandwidths;
 //! 3. [`offers`] — offers, catalogs, tenancy, billing, rent, interruptions and preemption
 //!    traces, catalog files;
-//! 4. [`task`] — the task document and its presets;
+//! 4. [`task`] — the task document (with a service's traffic) and its presets;
 //! 5. [`profile`] — the probe profile, its figures, verdicts and measured factors;
 //! 6. [`plan`] — feasibility, time and risk (the job through lost capacity, trace replay,
 //!    policies for interruptible offers), total cost, the decision, the hybrid plan and the
-//!    break-even figures;
+//!    break-even figures, multi-GPU scaling over the offer's links;
 //! 7. [`workload`] — VRAM and run time estimated from a model;
 //! 8. [`serving`] — traffic in, replicas out: one LLM replica's throughput and latency, the
 //!    replicas each hour needs, and deployments priced side by side;
