@@ -22,6 +22,7 @@ mod reach_view;
 mod rent_view;
 mod results;
 mod risk_view;
+mod serving_view;
 mod state;
 mod task_form;
 mod trace_view;
@@ -120,6 +121,7 @@ fn App() -> impl IntoView {
         >
             <div class="column">
                 <task_form::TaskForm lang=lang scenario=scenario />
+                <serving_view::TrafficEditor lang=lang scenario=scenario />
                 <reach_view::ReachForm lang=lang scenario=scenario />
                 <task_form::SettingsForm lang=lang scenario=scenario />
             </div>
@@ -127,6 +129,7 @@ fn App() -> impl IntoView {
                 <export_view::ExportBar lang=lang scenario=scenario plan=planned />
                 <diff_view::BudgetDiffView lang=lang scenario=scenario plan=planned />
                 <results::Results lang=lang scenario=scenario plan=plan pick=pick details=details />
+                <serving_view::ServingPanel lang=lang scenario=scenario plan=plan />
             </div>
             <offers::OffersTable lang=lang scenario=scenario pick=pick details=details />
             <fields::Disclosure id="quick-rent" class="card wide" summary=Signal::derive(move || t(lang.get(), Label::QuickRent).to_owned())>

@@ -89,6 +89,16 @@ pub fn problem(lang: Lang, p: &Problem) -> String {
 /// A field of a task, an offer or the settings, by its name in the JSON form (nested with dots;
 /// `offers[3].price` in a catalog). Unknown names are shown as they are.
 pub fn field(lang: Lang, name: &str) -> String {
+    // An hour of a traffic curve: `serving.traffic.rps_by_hour[7]`, or `rps_by_hour[7]` alone.
+    if let Some(hour) = name
+        .strip_prefix("serving.traffic.")
+        .unwrap_or(name)
+        .strip_prefix("rps_by_hour[")
+        .and_then(|rest| rest.strip_suffix(']'))
+        .and_then(|i| i.parse::<usize>().ok())
+    {
+        return t(lang, Label::TrafficHourField).replace("{n}", &hour.to_string());
+    }
     let (prefix, leaf) = match name.rsplit_once("].") {
         Some((head, leaf)) => (format!("{head}]."), leaf),
         None => (String::new(), name),
@@ -179,6 +189,23 @@ pub fn field(lang: Lang, name: &str) -> String {
         "training_tokens" => Some(Label::EstTrainTokens),
         "model" => Some(Label::EstModel),
         "expert_parallel" => Some(Label::EstExpertParallel),
+        // A service's model and traffic (`serving.*`), and the columns of a traffic CSV.
+        "serving.model" => Some(Label::ServingModel),
+        "serving.weights" => Some(Label::ServingWeightsField),
+        "serving.gpus_per_replica" => Some(Label::ServingGpusField),
+        "serving.traffic.name" => Some(Label::TrafficNameField),
+        "serving.traffic.rps_by_hour" | "rps_by_hour" => Some(Label::TrafficCurveField),
+        "serving.traffic.prompt_tokens.mean" | "prompt_tokens.mean" => Some(Label::PromptMean),
+        "serving.traffic.prompt_tokens.p90" | "prompt_tokens.p90" => Some(Label::PromptP90),
+        "serving.traffic.output_tokens.mean" | "output_tokens.mean" => Some(Label::OutputMean),
+        "serving.traffic.output_tokens.p90" | "output_tokens.p90" => Some(Label::OutputP90),
+        "serving.traffic.targets.ttft_p99_ms" | "targets.ttft_p99_ms" => Some(Label::TtftTarget),
+        "serving.traffic.targets.tpot_p99_ms" | "targets.tpot_p99_ms" => Some(Label::TpotTarget),
+        "hour" => Some(Label::TrafficHourColumn),
+        "rps" => Some(Label::TrafficRpsField),
+        "columns" => Some(Label::TrafficColumnsField),
+        "lines" => Some(Label::TrafficLinesField),
+        "text" => Some(Label::TrafficTextField),
         _ => None,
     };
     match (label, lang) {

@@ -765,3 +765,36 @@ pub fn read_as(lang: Lang, e: TextEncoding) -> String {
         Lang::Zh => format!("（编码：{}）", encoding(lang, e)),
     }
 }
+
+/// The name of a way to deploy a service.
+pub fn deployment_kind(
+    lang: Lang,
+    k: gpufare_core::serving::deploy::DeploymentKind,
+) -> &'static str {
+    use gpufare_core::serving::deploy::DeploymentKind;
+    let (en, zh) = match k {
+        DeploymentKind::FixedFleet => ("fixed fleet for the peak", "按峰值固定部署"),
+        DeploymentKind::Autoscaling => ("autoscaling, pay-as-you-go", "按量付费、随流量扩缩"),
+        DeploymentKind::ReservedBase => (
+            "committed base with pay-as-you-go bursts",
+            "包期保底加按量弹性",
+        ),
+        DeploymentKind::SharedPool => (
+            "shared pool, billed per busy GPU-hour",
+            "共享资源池，按忙碌的 GPU 小时计费",
+        ),
+    };
+    pick(lang, en, zh)
+}
+
+/// The name of a traffic shape: a preset of `gpufare_core::task::traffic`, or a curve of the
+/// user's own (any other name).
+pub fn traffic_shape(lang: Lang, id: &str) -> &'static str {
+    let (en, zh) = match id {
+        "steady_api" => ("steady API", "平稳的接口流量"),
+        "office_hours" => ("office hours", "工作时间高峰"),
+        "bursty_demo" => ("bursty demo", "突发的演示流量"),
+        _ => ("a curve of your own", "自定义曲线"),
+    };
+    pick(lang, en, zh)
+}
