@@ -619,7 +619,7 @@ pub fn assumption(lang: Lang, a: &Assumption) -> (String, String, String) {
             pick(
                 lang,
                 "all-reduce bus bandwidths of public nccl-tests runs per link (NVLink, PCIe, node network); the overlap is assumed unless the task gives it",
-                "按链路（NVLink、PCIe、节点网络）取公开的 nccl-tests 全归约总线带宽；重叠比例为假设值",
+                "按链路（显卡直连、PCIe、节点网络）取公开测得的全归约总线带宽；重叠比例为假设值，除非任务给出",
             )
             .to_owned(),
         ),
