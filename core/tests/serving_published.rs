@@ -199,3 +199,34 @@ fn first_token_latency_at_batch_1_is_within_a_factor_of_3() {
     }
     assert!(checked >= 20, "{checked}");
 }
+
+/// Tensor parallelism over PCIe alone (L40S, no NVLink): Llama-3.1-70B FP8 at TP 4 and 8
+/// against TensorRT-LLM v0.17's max-load table, within ±40 % (the PCIe efficiencies are fitted
+/// to the medians of these rows; single workloads spread around them).
+#[test]
+fn tensor_parallel_over_pcie_matches_the_l40s_rows() {
+    for tp in [4u32, 8] {
+        for (isl, osl) in [
+            (128u32, 128u32),
+            (128, 2048),
+            (500, 2000),
+            (1000, 1000),
+            (2048, 2048),
+        ] {
+            let r = replica(
+                "llama-3.1-70b",
+                "L40S",
+                "FP8",
+                tp,
+                f64::from(isl),
+                f64::from(osl),
+            );
+            check(
+                &format!("llama-3.1-70b L40S TP{tp} {isl}/{osl}"),
+                r.max_load().output_tokens_per_second,
+                published("llama-3.1-70b", "L40S", tp, isl, osl),
+                0.40,
+            );
+        }
+    }
+}

@@ -16,7 +16,8 @@
 //!   ([`DEFAULT_ENGINE_OVERHEAD_GIB`] per GPU), and by the engine's sequence limit
 //!   ([`DEFAULT_MAX_BATCH`]).
 //! - **Tensor parallelism** splits weights and cache over `gpus`, each GPU keeping
-//!   [`tp_efficiency`] of its speed (TensorRT-LLM, H200, Llama-3.1-70B).
+//!   [`tp_efficiency`] of its speed inside an NVLink domain (TensorRT-LLM, H200, Llama-3.1-70B)
+//!   and far less over PCIe alone ([`PCIE_TP_EFFICIENCY`], fitted to TensorRT-LLM's L40S rows).
 //! - **FP8** weights run at twice the FP16 peak on GPUs with FP8 tensor cores
 //!   ([`FP8_TENSOR_CORE_GPUS`]: Hopper and Ada, whose datasheets give FP8 at 2x FP16).
 //! - **Shared offers** scale compute and bandwidth by the card share (`plan::performance::card_share`)
@@ -33,7 +34,9 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use crate::hardware::gpu::{GpuSpec, find_gpu};
+use crate::hardware::links::Interconnect;
 use crate::numbers::problem::{FieldError, Problem};
+use crate::offers::links::interconnect;
 use crate::offers::offer::Offer;
 use crate::offers::tenancy::Tenancy;
 use crate::plan::performance::card_share;
@@ -57,6 +60,11 @@ pub const MAX_BATCH_LIMIT: u32 = 65_536;
 /// tokens/s per GPU of Llama-3.1-70B FP8 on H200 at 1000/1000 tokens, over TP 1's (NVIDIA/TensorRT-LLM
 /// `docs/source/performance/perf-overview.md` @ 258c754): 0.91, 0.79, 0.58 at 2, 4, 8 GPUs.
 pub const TP_EFFICIENCY: [(u32, f64); 4] = [(1, 1.0), (2, 0.91), (4, 0.79), (8, 0.58)];
+/// Per-GPU efficiency under tensor parallelism over PCIe alone (no NVLink), fitted: TensorRT-LLM
+/// v0.17 max-load output tokens/s of Llama-3.1-70B FP8 on L40S (same source), over what this
+/// model gives with the NVLink efficiencies — medians of five workloads 0.41 at TP 4 and 0.30 at
+/// TP 8 — times those efficiencies (0.79, 0.58): 0.32 and 0.17. TP 2 is interpolated.
+pub const PCIE_TP_EFFICIENCY: [(u32, f64); 3] = [(1, 1.0), (4, 0.32), (8, 0.17)];
 /// GPUs (short names of the spec table) with FP8 tensor cores at twice the FP16 rate.
 pub const FP8_TENSOR_CORE_GPUS: [&str; 10] = [
     "H100-SXM",
@@ -75,18 +83,35 @@ pub const FP8_TENSOR_CORE_GPUS: [&str; 10] = [
 /// the GPU count between the measured points and extrapolated past 8 at the 4-to-8 slope (an
 /// assumption), never below 0.2.
 pub fn tp_efficiency(gpus: u32) -> f64 {
+    interpolate(&TP_EFFICIENCY, gpus, 0.2)
+}
+
+/// Per-GPU efficiency over `gpus` GPUs joined by NVLink (`nvlink`) or PCIe alone
+/// ([`PCIE_TP_EFFICIENCY`], never below 0.05).
+pub fn tp_efficiency_on(gpus: u32, nvlink: bool) -> f64 {
+    if nvlink {
+        tp_efficiency(gpus)
+    } else {
+        interpolate(&PCIE_TP_EFFICIENCY, gpus, 0.05)
+    }
+}
+
+/// `points` interpolated in log2 of the GPU count, extrapolated past the last at the slope of
+/// the last two (an assumption), never below `floor`.
+fn interpolate(points: &[(u32, f64)], gpus: u32, floor: f64) -> f64 {
     let x = f64::from(gpus.max(1)).log2();
     let mut prev = (0.0, 1.0);
-    for (g, e) in TP_EFFICIENCY.iter().skip(1) {
+    let mut slope = 0.0;
+    for (g, e) in points.iter().skip(1) {
         let gx = f64::from(*g).log2();
         if x <= gx {
             let t = (x - prev.0) / (gx - prev.0);
             return prev.1 + t * (e - prev.1);
         }
+        slope = (e - prev.1) / (gx - prev.0);
         prev = (gx, *e);
     }
-    // Past 8: the 4 -> 8 slope (0.21 per doubling).
-    (0.58 - 0.21 * (x - 3.0)).max(0.2)
+    (prev.1 + slope * (x - prev.0)).max(floor)
 }
 
 /// What one replica serves: the model, its precisions, its GPUs and the engine's figures.
@@ -200,6 +225,9 @@ pub struct ReplicaHardware {
     pub latency_p99_factor: f64,
     /// How the card is shared.
     pub tenancy: Tenancy,
+    /// Whether the replica's GPUs share an NVLink domain (tensor parallelism over PCIe alone
+    /// keeps far less of each GPU: [`PCIE_TP_EFFICIENCY`]).
+    pub nvlink: bool,
 }
 
 impl ReplicaHardware {
@@ -215,6 +243,7 @@ impl ReplicaHardware {
             bandwidth_share: 1.0,
             latency_p99_factor: 1.0,
             tenancy: Tenancy::Dedicated,
+            nvlink: gpu.nvlink,
         }
     }
 
@@ -237,6 +266,7 @@ impl ReplicaHardware {
         hw.bandwidth_share = card_share(offer, Bound::Memory);
         hw.latency_p99_factor = offer.tenancy.latency_p99_factor().p99;
         hw.tenancy = offer.tenancy;
+        hw.nvlink = interconnect(offer) == Interconnect::Nvlink;
         hw.validate()?;
         Ok(hw)
     }
@@ -349,7 +379,7 @@ impl Replica {
         }
         let fitting = libm::floor(budget / kv_in_flight).clamp(1.0, f64::from(MAX_BATCH_LIMIT));
         let max_batch = setup.max_batch.min(fitting as u32).max(1);
-        let scale = gpus * tp_efficiency(setup.gpus);
+        let scale = gpus * tp_efficiency_on(setup.gpus, hardware.nvlink);
         let fp8 = if setup.weights == Precision::Fp8 && hardware.fp8_tensor_cores {
             2.0
         } else {
