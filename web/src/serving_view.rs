@@ -15,11 +15,10 @@
 //! fetched the first time a task is a service.
 
 use gpufare_core::Currency;
-use gpufare_core::numbers::money::{Money, convert};
 use gpufare_core::numbers::problem::Problem;
 use gpufare_core::offers::default::default_catalog;
 use gpufare_core::scenario::document::Scenario;
-use gpufare_core::serving::deploy::{Deployment, DeploymentKind, Deployments, choose};
+use gpufare_core::serving::deploy::{Deployment, DeploymentKind};
 use gpufare_core::serving::service::{ServiceChoice, ServicePlan, plan_service};
 use gpufare_core::task::document::ServingSpec;
 use gpufare_core::task::traffic::{
@@ -406,12 +405,11 @@ fn serving_panel(
     }))
 }
 
-/// A service priced on a plan, with the plan's currency and exchange rate.
+/// A service priced on a plan, with the plan's currency.
 #[derive(Debug, Clone, PartialEq)]
 struct Priced {
     service: ServicePlan,
     currency: Currency,
-    rate: Decimal,
 }
 
 fn panel_body(
@@ -429,7 +427,6 @@ fn panel_body(
                 plan_service(&s.task, &catalog, result).map(|service| Priced {
                     service,
                     currency: result.currency,
-                    rate: result.settings.cny_per_usd,
                 })
             })
         })
@@ -472,53 +469,6 @@ fn fill(template: &str, mut parts: Vec<(&'static str, AnyView)>) -> Vec<AnyView>
     out
 }
 
-/// Each offer's choice as core ranks them (the cheapest meeting the target first, else the
-/// closest), with its cost in the plan's currency: the same ranking `plan_service` chose from.
-fn ranked_choices(p: &Priced) -> Vec<(ServiceChoice, Decimal)> {
-    let target = p.service.attainment_target;
-    let mut ranked: Vec<(ServiceChoice, Decimal)> = p
-        .service
-        .offers
-        .iter()
-        .filter_map(|od| {
-            let currency = od.deployments.first()?.cost_per_month.currency;
-            let priced = Deployments {
-                traffic: p.service.traffic.clone(),
-                currency,
-                deployments: od.deployments.clone(),
-                skipped: Vec::new(),
-                assumptions: Vec::new(),
-            };
-            let c = choose(&priced, target)?;
-            let m = c.cost_per_month;
-            let amount = convert(m.amount, m.currency, p.currency, p.rate);
-            Some((
-                ServiceChoice {
-                    kind: c.kind,
-                    offer_id: c.offer_id,
-                    cost_per_month: Money::new(amount, p.currency),
-                    cost_per_million_output_tokens: None,
-                    attainment: c.attainment,
-                    meets_target: c.meets_target,
-                    reason: String::new(),
-                },
-                amount,
-            ))
-        })
-        .collect();
-    ranked.sort_by(|(a, ca), (b, cb)| {
-        b.meets_target
-            .cmp(&a.meets_target)
-            .then(if a.meets_target {
-                ca.cmp(cb)
-            } else {
-                b.attainment.total_cmp(&a.attainment).then(ca.cmp(cb))
-            })
-            .then(a.offer_id.cmp(&b.offer_id))
-    });
-    ranked
-}
-
 /// Why `c` was chosen, worded from its figures: its cost and share of requests within targets,
 /// and what the next cheapest meeting them costs more.
 fn reason(lang: Lang, p: &Priced, c: &ServiceChoice) -> Vec<AnyView> {
@@ -537,11 +487,9 @@ fn reason(lang: Lang, p: &Priced, c: &ServiceChoice) -> Vec<AnyView> {
             ],
         );
     }
-    let next = ranked_choices(p).into_iter().find(|(n, _)| {
-        n.meets_target == c.meets_target && (n.kind, &n.offer_id) != (c.kind, &c.offer_id)
-    });
-    match next {
-        Some((n, amount)) => fill(
+    // Core names the runner-up (the next cheapest other deployment meeting the target).
+    match &p.service.runner_up {
+        Some(n) => fill(
             t(lang, Label::ServingReasonNext),
             vec![
                 ("kind", kind()),
@@ -555,7 +503,12 @@ fn reason(lang: Lang, p: &Priced, c: &ServiceChoice) -> Vec<AnyView> {
                 ("next_offer", offer_id(&n.offer_id)),
                 (
                     "more",
-                    format::amount(lang, amount - c.cost_per_month.amount, p.currency).into_any(),
+                    format::amount(
+                        lang,
+                        n.cost_per_month.amount - c.cost_per_month.amount,
+                        p.currency,
+                    )
+                    .into_any(),
                 ),
             ],
         ),

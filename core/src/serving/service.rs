@@ -73,6 +73,10 @@ pub struct ServicePlan {
     /// The cheapest deployment meeting the target (or the closest).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub choice: Option<ServiceChoice>,
+    /// The next cheapest other deployment that meets the target, when the choice meets it: what
+    /// the choice's reason compares it with.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub runner_up: Option<ServiceChoice>,
     /// Why nothing could be priced, when nothing could.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub problem: Option<String>,
@@ -114,6 +118,7 @@ pub fn plan_service(
         attainment_target: settings.attainment_target,
         offers: Vec::new(),
         choice: None,
+        runner_up: None,
         problem: None,
         assumptions: Vec::new(),
     };
@@ -267,8 +272,11 @@ pub fn plan_service(
             c.meets_target == first.meets_target
                 && (c.kind, &c.offer_id) != (first.kind, &first.offer_id)
         };
-        first.reason = match ranked.find(|(c, _)| other(c)) {
-            Some((next, next_cost)) if first.meets_target => format!(
+        let next = ranked
+            .find(|(c, _)| other(c))
+            .filter(|_| first.meets_target);
+        first.reason = match &next {
+            Some((next, next_cost)) => format!(
                 "{} on {} costs {} a month and meets the targets for {} of requests; the next cheapest that meets them, {} on {}, costs {} more",
                 first.kind.id(),
                 first.offer_id,
@@ -276,7 +284,7 @@ pub fn plan_service(
                 pct(first.attainment),
                 next.kind.id(),
                 next.offer_id,
-                Money::new(next_cost - first.cost_per_month.amount, plan.currency).display()
+                Money::new(*next_cost - first.cost_per_month.amount, plan.currency).display()
             ),
             _ if first.meets_target => format!(
                 "{} on {} costs {} a month and meets the targets for {} of requests; nothing else meets them",
@@ -294,6 +302,7 @@ pub fn plan_service(
                 first.cost_per_month.display()
             ),
         };
+        out.runner_up = next.map(|(n, _)| n);
         out.choice = Some(first);
     } else if out.problem.is_none() {
         out.problem = Some(if feasible.is_empty() {
