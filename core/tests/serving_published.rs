@@ -230,3 +230,46 @@ fn tensor_parallel_over_pcie_matches_the_l40s_rows() {
         }
     }
 }
+
+const QPS_SWEEP: &str = include_str!("../data/serving/trtllm_v014_online_qps_sweep.csv");
+
+/// Online serving (TensorRT-LLM v0.14, Triton backend, BF16, 500 requests; NVIDIA/TensorRT-LLM
+/// `docs/source/performance/perf-overview.md` @ 258c754), Llama-3.1 8B (TP 1) and 70B (TP 4) on
+/// H100 and H200:
+/// - the requests per second sustained with every request queued (offered rate "INF") against
+///   the model's largest load, within ±25 % for the 467/256 and 467/16 token workloads (measured
+///   -20.1 % .. +10.5 %). The 202/214 workload saturates at about the 467/256 rate in the table,
+///   half what its shorter requests would allow; the model overestimates it by 58-102 %, a
+///   known gap left out here;
+/// - the time per output token at the lightest load (2 requests/s) against the model's at a
+///   batch of 2, within ±40 % for every workload (measured -24 % .. +35 %).
+#[test]
+fn online_serving_saturation_and_light_load_match_the_sweep() {
+    let sweep = rows(QPS_SWEEP);
+    let mut checked = 0;
+    for r in sweep.iter().filter(|r| r[5] == "INF") {
+        let (model, gpu, tp) = (r[0].as_str(), r[1].as_str(), r[2].parse::<u32>().unwrap());
+        let (isl, osl) = (r[3].parse::<f64>().unwrap(), r[4].parse::<f64>().unwrap());
+        let replica = replica(model, gpu, "BF16", tp, isl, osl);
+        if r[3] == "467" {
+            check(
+                &format!("{model} {gpu} TP{tp} {isl}/{osl} saturated requests/s"),
+                replica.max_load().requests_per_second,
+                r[6].parse().unwrap(),
+                0.25,
+            );
+            checked += 1;
+        }
+        let light = sweep
+            .iter()
+            .find(|x| x[..5] == r[..5] && x[5] == "2")
+            .unwrap();
+        check(
+            &format!("{model} {gpu} TP{tp} {isl}/{osl} time per token at 2 requests/s"),
+            replica.at(2).tpot_p99_ms,
+            light[8].parse().unwrap(),
+            0.40,
+        );
+    }
+    assert_eq!(checked, 8, "two models, two GPUs, two workloads");
+}
