@@ -245,7 +245,7 @@ pub fn policy_colour(k: usize) -> &'static str {
 const NEVER: f64 = 1_000_000.0;
 
 /// A round step for about four ticks over `span`.
-fn nice_step(span: f64) -> f64 {
+pub fn nice_step(span: f64) -> f64 {
     let raw = (span / 4.0).max(1e-9);
     let magnitude = 10f64.powf(raw.log10().floor());
     [1.0, 2.0, 5.0, 10.0]

@@ -264,26 +264,20 @@ fn report(lang: Lang, shown: Shown) -> impl IntoView {
     );
     // A data-parallel run's exchange over the offer's links.
     let communication = o.communication.map(|c| {
+        let n = |x: f64| format::number(x, 2);
+        let (bw, compute, comm, exposed) = (
+            n(c.busbw_gb_s),
+            n(c.compute_s_per_step),
+            n(c.comm_s_per_step),
+            n(c.exposed_s_per_step),
+        );
+        let (gpus, nodes, share) = (c.gpus, c.nodes, percent(c.share));
         let text = match lang {
             Lang::En => format!(
-                " · {} GB/s · {} GPUs on {} node(s) · compute {} s, exchange {} s, {} s exposed ({} of the step)",
-                format::number(c.busbw_gb_s, 2),
-                c.gpus,
-                c.nodes,
-                format::number(c.compute_s_per_step, 2),
-                format::number(c.comm_s_per_step, 2),
-                format::number(c.exposed_s_per_step, 2),
-                percent(c.share)
+                " · {bw} GB/s · {gpus} GPUs on {nodes} node(s) · compute {compute} s, exchange {comm} s, {exposed} s exposed ({share} of the step)"
             ),
             Lang::Zh => format!(
-                " · {} GB/s · {} 张卡，{} 个节点 · 计算 {} 秒，通信 {} 秒，其中 {} 秒未被掩盖（占每步的 {}）",
-                format::number(c.busbw_gb_s, 2),
-                c.gpus,
-                c.nodes,
-                format::number(c.compute_s_per_step, 2),
-                format::number(c.comm_s_per_step, 2),
-                format::number(c.exposed_s_per_step, 2),
-                percent(c.share)
+                " · {bw} GB/s · {gpus} 张卡，{nodes} 个节点 · 计算 {compute} 秒，通信 {comm} 秒，其中 {exposed} 秒未被掩盖（占每步的 {share}）"
             ),
         };
         fact(

@@ -714,29 +714,16 @@ fn panel_view(lang: Lang, p: &Priced) -> impl IntoView + use<> {
     }
 }
 
-/// A kind's place among the four: its colour and dash in the chart.
+/// The place of a deployment kind in core's order (its colour and dash).
 fn kind_index(k: DeploymentKind) -> usize {
-    match k {
-        DeploymentKind::FixedFleet => 0,
-        DeploymentKind::Autoscaling => 1,
-        DeploymentKind::ReservedBase => 2,
-        DeploymentKind::SharedPool => 3,
-    }
+    DeploymentKind::ALL
+        .iter()
+        .position(|x| *x == k)
+        .unwrap_or(0)
 }
 
 /// Dashes that tell the lines apart where they overlap.
 const DASHES: [&str; 4] = ["none", "7 4", "2 3", "10 3 2 3"];
-
-/// A round step for about four ticks up to `top`.
-fn nice_step(top: f64) -> f64 {
-    let raw = (top / 4.0).max(1e-9);
-    let magnitude = 10f64.powf(raw.log10().floor());
-    [1.0, 2.0, 5.0, 10.0]
-        .into_iter()
-        .map(|m| m * magnitude)
-        .find(|s| *s >= raw)
-        .unwrap_or(10.0 * magnitude)
-}
 
 /// Replicas serving in each hour of the traffic's period, one stepped line per deployment, both
 /// axes titled, a legend of the deployments.
@@ -757,7 +744,7 @@ fn replicas_chart(lang: Lang, series: &[(DeploymentKind, Vec<f64>)]) -> impl Int
         .filter(|v| v.is_finite())
         .fold(0.0, f64::max)
         .max(1.0);
-    let step = nice_step(top_value);
+    let step = crate::charts::nice_step(top_value);
     let ymax = (top_value / step).ceil() * step;
     let sx = |h: f64| left + h / hours as f64 * (right - left);
     let sy = |y: f64| bottom - y.clamp(0.0, ymax) / ymax * (bottom - top);

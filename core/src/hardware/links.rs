@@ -124,23 +124,34 @@ pub fn pcie_p2p(gpu: &GpuSpec) -> bool {
     !gpu.short.starts_with("RTX")
 }
 
-/// The PCIe all-reduce bus bandwidth between `gpu` cards of one node.
+/// The PCIe all-reduce bus bandwidth between `gpu` cards of one node: peer-to-peer where the
+/// card allows it, else through host memory.
 pub fn pcie_busbw(gpu: &GpuSpec) -> BusBandwidth {
-    let p2p = match gpu.pcie_gen {
-        0..=3 => 7.5,
-        4 => 15.0,
-        _ => 30.0,
-    };
     if pcie_p2p(gpu) {
         BusBandwidth {
-            gb_s: p2p,
+            gb_s: pcie_p2p_gb_s(gpu),
             link: Link::PcieP2p,
         }
     } else {
-        BusBandwidth {
-            gb_s: p2p / 2.0,
-            link: Link::PcieHost,
-        }
+        pcie_host_busbw(gpu)
+    }
+}
+
+/// The PCIe all-reduce bus bandwidth through host memory (no peer-to-peer path: GeForce cards,
+/// slices): half the peer-to-peer figure of the card's generation.
+pub fn pcie_host_busbw(gpu: &GpuSpec) -> BusBandwidth {
+    BusBandwidth {
+        gb_s: pcie_p2p_gb_s(gpu) / 2.0,
+        link: Link::PcieHost,
+    }
+}
+
+/// Peer-to-peer PCIe all-reduce bus bandwidth by generation, GB/s.
+fn pcie_p2p_gb_s(gpu: &GpuSpec) -> f64 {
+    match gpu.pcie_gen {
+        0..=3 => 7.5,
+        4 => 15.0,
+        _ => 30.0,
     }
 }
 

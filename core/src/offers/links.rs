@@ -4,7 +4,7 @@
 
 use crate::hardware::gpu::find_gpu;
 use crate::hardware::links::{
-    BusBandwidth, Interconnect, Link, network_busbw, nvlink_busbw, pcie_busbw,
+    BusBandwidth, Interconnect, network_busbw, nvlink_busbw, pcie_busbw, pcie_host_busbw,
 };
 use crate::offers::offer::Offer;
 use crate::offers::tenancy::Tenancy;
@@ -57,10 +57,7 @@ pub fn links(offer: &Offer, gpus: u32) -> Option<OfferLinks> {
         Interconnect::Nvlink => nvlink_busbw(gpu, in_node).unwrap_or(pcie),
         Interconnect::Pcie => pcie,
         // No peer-to-peer path: through host memory.
-        Interconnect::None => BusBandwidth {
-            gb_s: pcie.gb_s.min(pcie_busbw_host(gpu)),
-            link: Link::PcieHost,
-        },
+        Interconnect::None => pcie_host_busbw(gpu),
     };
     let nodes = gpus.div_ceil(per_node);
     let network = (nodes > 1).then(|| {
@@ -74,14 +71,4 @@ pub fn links(offer: &Offer, gpus: u32) -> Option<OfferLinks> {
         network,
         nodes,
     })
-}
-
-/// PCIe through host memory for `gpu`: half the peer-to-peer figure of its generation.
-fn pcie_busbw_host(gpu: &crate::hardware::gpu::GpuSpec) -> f64 {
-    let b = pcie_busbw(gpu);
-    if b.link == Link::PcieHost {
-        b.gb_s
-    } else {
-        b.gb_s / 2.0
-    }
 }

@@ -30,7 +30,7 @@ use crate::numbers::problem::{FieldError, Problem};
 use crate::offers::billing::HOURS_PER_MONTH;
 use crate::offers::offer::Offer;
 use crate::offers::rent::price_per_gpu_hour;
-use crate::serving::error::ServingError;
+use crate::serving::error::{ServingError, in_range};
 use crate::serving::replica::{BatchPoint, Replica, ReplicaHardware, ReplicaSetup};
 use crate::serving::slo::{DEFAULT_HEADROOM, MAX_REPLICAS, missed_share, replicas_by_hour};
 use crate::task::traffic::Traffic;
@@ -94,16 +94,7 @@ impl DeploySettings {
         above("headroom", self.headroom, 1.0)?;
         above("attainment_target", self.attainment_target, 1.0)?;
         above("load_gb_per_second", self.load_gb_per_second, 10_000.0)?;
-        let range = |field: &str, v: f64, min: f64, max: f64| {
-            if v.is_finite() && v >= min && v <= max {
-                Ok(())
-            } else {
-                Err(ServingError::from(FieldError::new(
-                    field,
-                    Problem::OutOfRange { min, max },
-                )))
-            }
-        };
+        let range = in_range;
         range(
             "instance_start_seconds",
             self.instance_start_seconds,

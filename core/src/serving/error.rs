@@ -3,7 +3,7 @@
 
 use thiserror::Error;
 
-use crate::numbers::problem::FieldError;
+use crate::numbers::problem::{FieldError, Problem};
 use crate::task::traffic::TrafficError;
 use crate::workload::types::WorkloadError;
 
@@ -84,5 +84,14 @@ impl From<TrafficError> for ServingError {
 impl From<WorkloadError> for ServingError {
     fn from(e: WorkloadError) -> ServingError {
         ServingError::Workload(e)
+    }
+}
+
+/// `Ok` when `v` is a finite number in `[min, max]`; else the field, out of range.
+pub(crate) fn in_range(field: &str, v: f64, min: f64, max: f64) -> Result<(), ServingError> {
+    if v.is_finite() && v >= min && v <= max {
+        Ok(())
+    } else {
+        Err(FieldError::new(field, Problem::OutOfRange { min, max }).into())
     }
 }

@@ -40,7 +40,7 @@ use crate::offers::links::interconnect;
 use crate::offers::offer::Offer;
 use crate::offers::tenancy::Tenancy;
 use crate::plan::performance::card_share;
-use crate::serving::error::ServingError;
+use crate::serving::error::{ServingError, in_range};
 use crate::task::document::Bound;
 use crate::task::traffic::{Targets, Tokens};
 use crate::workload::llm::arch::{KvPrecision, LlmArch, Precision, find_llm_preset};
@@ -165,16 +165,7 @@ impl ReplicaSetup {
     /// Checks every field, naming the one at fault.
     pub fn validate(&self) -> Result<(), ServingError> {
         self.model.validate()?;
-        let range = |field: &str, v: f64, min: f64, max: f64| {
-            if v.is_finite() && v >= min && v <= max {
-                Ok(())
-            } else {
-                Err(ServingError::from(FieldError::new(
-                    field,
-                    Problem::OutOfRange { min, max },
-                )))
-            }
-        };
+        let range = in_range;
         range(
             "gpus",
             f64::from(self.gpus),

@@ -92,13 +92,16 @@ fn precision(id: &str) -> Option<Precision> {
     serde_json::from_value(serde_json::Value::String(id.trim().to_owned())).ok()
 }
 
+/// Offers ordered by price per GPU-hour, then id.
+fn by_price(a: &&Offer, b: &&Offer) -> std::cmp::Ordering {
+    price_per_gpu_hour(a)
+        .cmp(&price_per_gpu_hour(b))
+        .then(a.id.cmp(&b.id))
+}
+
 /// The cheapest of `offers` by price per GPU-hour.
 fn cheapest<'a>(offers: impl Iterator<Item = &'a Offer>) -> Option<&'a Offer> {
-    offers.min_by(|a, b| {
-        price_per_gpu_hour(a)
-            .cmp(&price_per_gpu_hour(b))
-            .then(a.id.cmp(&b.id))
-    })
+    offers.min_by(by_price)
 }
 
 /// The deployments of `task`'s service on the offers `plan` found feasible; `None` when the
@@ -177,11 +180,7 @@ pub fn plan_service(
                 x.tenancy.is_shared() && x.billing_mode.is_metered() && x.currency == offer.currency
             })
             .collect();
-        pools.sort_by(|a, b| {
-            price_per_gpu_hour(a)
-                .cmp(&price_per_gpu_hour(b))
-                .then(a.id.cmp(&b.id))
-        });
+        pools.sort_by(by_price);
         let mut priced = None;
         let tries: Vec<Option<&Offer>> = if pools.is_empty() {
             vec![None]
