@@ -13,6 +13,7 @@ import { tmpdir } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { execFileSync } from 'node:child_process';
 import { launch, openPage, settled } from './browser.mjs';
+import { catalogData, englishOnPage } from './language.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const BASE = process.env.GPUFARE_URL;
@@ -88,61 +89,6 @@ const curve = (rates, withHours) => rates.map((r, h) => (withHours ? `${h},${r}`
 
 // ---- The Chinese page's English check, as tests/e2e/site.test.mjs does it. ----
 
-function csvRows(text) {
-  const rows = [];
-  for (const line of text.split('\n')) {
-    if (!line.trim() || line.startsWith('#')) continue;
-    const fields = [];
-    let field = '';
-    let quoted = false;
-    for (let i = 0; i < line.length; i++) {
-      const c = line[i];
-      if (quoted) {
-        if (c === '"' && line[i + 1] === '"') { field += '"'; i++; } else if (c === '"') quoted = false; else field += c;
-      } else if (c === '"') quoted = true;
-      else if (c === ',') { fields.push(field); field = ''; } else field += c;
-    }
-    fields.push(field);
-    rows.push(fields);
-  }
-  return rows;
-}
-
-/** Data shown as it is on any page (offer ids, providers, regions, GPUs, price sources and notes). */
-function catalogData() {
-  const [header, ...rows] = csvRows(readFileSync(join(here, '../../core/data/catalog.csv'), 'utf8'));
-  const keep = ['id', 'provider', 'region', 'region_name', 'gpu', 'as_of', 'source', 'estimate_note', 'interruption_source'].map((k) => header.indexOf(k));
-  return rows.flatMap((r) => keep.map((i) => r[i])).filter((v) => v && v.length > 1).sort((a, b) => b.length - a.length);
-}
-
-const TECHNICAL = new Set(('GPU GPUs VRAM GiB MiB GB MB KB TB TFLOPS CNY USD MIG vGPU MPS PCIe Gen CUDA NVML NVIDIA LoRA QLoRA SD SDXL ' +
-  'Flux dev DDP FSDP ZeRO JSON CSV Markdown SkyPilot vms csv json HTTP TCP IOPS OOM VPC SSH API GEMM Kaggle Stable Diffusion gpufare probe ' +
-  'AdamW KV VAE ControlNet AWS GCP ECC CPU HAMi cGPU Mbit RTT InstanceType Price Region base64 TLS P50 P90 P99 format_version Llama Qwen ' +
-  'Mistral DeepSeek GLM token KiB MAD Excel xlsx xls UTF BOM').split(' '));
-
-/** Words of visible text (and titles and labels) outside `translate="no"` that are neither data nor technical terms. */
-async function englishOnPage(page, data) {
-  const text = await page.evaluate(() => {
-    const out = [];
-    const skip = (el) => el.closest('[translate="no"], script, style, noscript');
-    const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
-    for (let n = walker.nextNode(); n; n = walker.nextNode()) {
-      const el = n.parentElement;
-      if (!el || skip(el) || !n.textContent.trim()) continue;
-      if (el.closest('svg') ? el.tagName.toLowerCase() === 'title' : !el.checkVisibility()) continue;
-      out.push(n.textContent);
-    }
-    for (const el of document.querySelectorAll('[aria-label]')) {
-      if (skip(el) || !el.checkVisibility?.()) continue;
-      out.push(el.getAttribute('aria-label'));
-    }
-    return out.join('\n');
-  });
-  let rest = text.replace(/`[^`]*`/g, ' ').replace(/“[^”]*”/g, ' ');
-  for (const v of data) rest = rest.split(v).join(' ');
-  const words = rest.split(/[\s,;:!?()（）“”"'’、，。：；·—–×<>=+*|[\]{}%…◆→/]+/);
-  return [...new Set(words.filter((w) => /^[A-Za-z]{2,}$/.test(w) && !TECHNICAL.has(w)))];
-}
 
 for (const [locale, lang] of LANGS) {
   const w = WORDS[lang];
@@ -238,7 +184,7 @@ for (const [locale, lang] of LANGS) {
     assert.match(await error.textContent(), w.count);
     await refuses(`${curve(rates.slice(0, 10), true)}\n10,1,2\n`, w.line(11), 'a column too many');
     if (lang === 'zh') {
-      const data = catalogData();
+      const data = catalogData().sort((a, b) => b.length - a.length);
       assert.deepEqual(await englishOnPage(page, data), [], 'English words on the Chinese page, an error shown');
     }
 
@@ -258,7 +204,7 @@ for (const [locale, lang] of LANGS) {
 }
 
 test('serving: nothing English on the Chinese page, editor and panel in every state', async (t) => {
-  const data = catalogData();
+  const data = catalogData().sort((a, b) => b.length - a.length);
   const page = await openService(t, 'zh-CN');
   const check = async (where) => {
     assert.deepEqual(await englishOnPage(page, data), [], `${where}: English words on the Chinese page`);
