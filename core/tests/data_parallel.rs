@@ -1,14 +1,17 @@
 //! Multi-GPU training priced from the links (issue 33, item 3): the same 8-GPU data-parallel
 //! fine-tune on NVLink, on PCIe and across two nodes on 25 Gbit/s Ethernet takes three
 //! different times, each with its communication share, and the link figures behind them are the
-//! published nccl-tests bus bandwidths.
+//! published nccl-tests bus bandwidths; the overlap default is fitted to a published pair of DDP
+//! runs that differ only in the link.
 
 use gpufare_core::hardware::gpu::find_gpu;
 use gpufare_core::hardware::links::{
-    Link, all_reduce_seconds, network_busbw, nvlink_busbw, pcie_busbw,
+    Link, NVLINK3_SHARE, all_reduce_seconds, network_busbw, nvlink_busbw, pcie_busbw,
+    pcie_host_busbw,
 };
 use gpufare_core::offers::csv::parse_catalog_csv;
 use gpufare_core::plan::pipeline::plan;
+use gpufare_core::plan::scaling::{DEFAULT_OVERLAP, exposed_seconds};
 use gpufare_core::plan::settings::PlanSettings;
 use gpufare_core::task::document::parse_task;
 
@@ -52,6 +55,58 @@ fn link_defaults_reproduce_published_bus_bandwidths() {
     assert!((all_reduce_seconds(1e9, 8, 230.0) - 1.75 / 230.0).abs() < 1e-12);
 }
 
+/// Hugging Face Transformers, `docs/source/en/perf_hardware.md` (transformers 4.3, 2021): GPT-2
+/// (124.4 M parameters, FP32) fine-tuned with DDP on 2× TITAN RTX (PCIe Gen3, two NVLink 2
+/// links), 200 steps of 4 sequences per GPU: `train_runtime` 101.9003 s over NVLink, 131.4367 s
+/// with `NCCL_P2P_DISABLE=1` (through host memory). The overlap that reproduces the pair is fitted
+/// here: the compute per step follows from the NVLink run, the overlap from the other. The
+/// slower run lost more than its whole all-reduce, so the fit is 0, the default; with it the
+/// model gives the host run within 10 % (the bus bandwidth through host memory, half of PCIe Gen3
+/// peer-to-peer, is itself an assumption).
+#[test]
+fn published_ddp_runs_fit_the_overlap() {
+    let (steps, nvlink_s, host_s) = (200.0, 101.9003, 131.4367);
+    let bytes = 124.4e6 * 4.0;
+    // Two NVLink 2 links, 25 GB/s each way each (Turing whitepaper), at NVLink 3's share.
+    let comm_nvlink = all_reduce_seconds(bytes, 2, NVLINK3_SHARE * 50.0);
+    let gen3 = find_gpu("T4").unwrap();
+    assert_eq!(gen3.pcie_gen, 3);
+    let host = pcie_host_busbw(gen3);
+    assert_eq!(host.link, Link::PcieHost);
+    let comm_host = all_reduce_seconds(bytes, 2, host.gb_s);
+    // Predicted host run for an overlap: the compute is what the NVLink run leaves.
+    let predict = |overlap: f64| {
+        let step = nvlink_s / steps;
+        // compute + exposed(compute) = step; exposed falls as compute grows, so bisect.
+        let (mut lo, mut hi) = (0.0, step);
+        for _ in 0..60 {
+            let c = (lo + hi) / 2.0;
+            if c + exposed_seconds(comm_nvlink, c, overlap) > step {
+                hi = c;
+            } else {
+                lo = c;
+            }
+        }
+        steps * (lo + exposed_seconds(comm_host, lo, overlap))
+    };
+    let fitted = (0..=100)
+        .map(|i| f64::from(i) / 100.0)
+        .min_by(|a, b| {
+            (predict(*a) - host_s)
+                .abs()
+                .total_cmp(&(predict(*b) - host_s).abs())
+        })
+        .unwrap();
+    assert_eq!(fitted, DEFAULT_OVERLAP);
+    let got = predict(DEFAULT_OVERLAP);
+    assert!(
+        (got / host_s - 1.0).abs() < 0.10,
+        "{got:.1} s against {host_s} s"
+    );
+    // The old assumption, half the backward pass, would hide all of it: no difference at all.
+    assert!((predict(0.5) - nvlink_s).abs() < 0.5);
+}
+
 #[test]
 fn the_same_fine_tune_on_three_links_takes_three_times() {
     let cat = parse_catalog_csv(&catalog()).unwrap();
@@ -70,18 +125,18 @@ fn the_same_fine_tune_on_three_links_takes_three_times() {
     let bytes = 14e9;
     assert!((c(nv).comm_s_per_step - 1.75 * bytes / 230e9).abs() < 1e-9);
     assert!((c(net).comm_s_per_step - 1.75 * bytes / 1.25e9).abs() < 1e-6);
-    // Each step computes 400 h × 3600 / (90,000 × 8) = 2 s; half its backward pass (0.67 s)
-    // hides communication: all of NVLink's 0.11 s, part of PCIe's 1.63 s, little of 19.6 s.
+    // Each step computes 400 h × 3600 / (90,000 × 8) = 2 s and then waits for the exchange
+    // (no overlap by default): NVLink's 0.11 s, PCIe's 1.63 s, 19.6 s over TCP.
     assert!((c(nv).compute_s_per_step - 2.0).abs() < 1e-9);
-    assert_eq!(c(nv).share, 0.0);
-    assert!((c(pcie).exposed_s_per_step - (1.75 * bytes / 15e9 - 2.0 / 3.0)).abs() < 1e-9);
-    assert!(c(pcie).share > 0.25 && c(pcie).share < 0.4, "{:?}", c(pcie));
-    assert!(c(net).share > 0.85, "{:?}", c(net));
+    assert!((c(nv).share - 0.1065 / 2.1065).abs() < 1e-3, "{:?}", c(nv));
+    assert!((c(pcie).exposed_s_per_step - 1.75 * bytes / 15e9).abs() < 1e-9);
+    assert!(c(pcie).share > 0.4 && c(pcie).share < 0.5, "{:?}", c(pcie));
+    assert!(c(net).share > 0.9, "{:?}", c(net));
     // Three different times, in the links' order.
     let hours = |o: &gpufare_core::plan::option::OptionResult| o.running_hours_expected;
-    assert!((hours(nv) - 50.0).abs() < 0.01, "{}", hours(nv));
+    assert!((hours(nv) - 52.66).abs() < 0.01, "{}", hours(nv));
     assert!(hours(nv) < hours(pcie) && hours(pcie) < hours(net));
-    assert!((hours(pcie) / hours(nv) - 1.0 / c(pcie).efficiency).abs() < 1e-3);
+    assert!((hours(pcie) / hours(nv) - c(nv).efficiency / c(pcie).efficiency).abs() < 1e-3);
 }
 
 #[test]

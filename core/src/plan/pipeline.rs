@@ -304,7 +304,7 @@ fn assumptions(task: &TaskProfile, settings: &PlanSettings, catalog: &Catalog) -
                     .overlap
                     .unwrap_or(crate::plan::scaling::DEFAULT_OVERLAP)
                     .to_string(),
-                source: "share of the backward pass the BF16 exchange of each step hides behind (assumed unless the task says); all-reduce bus bandwidths of public nccl-tests runs per link (NVLink, PCIe, node network)".into(),
+                source: "share of the backward pass the BF16 exchange of each step hides behind (0 unless the task says: fitted to published DDP runs); all-reduce bus bandwidths of public nccl-tests runs per link (NVLink, PCIe, node network)".into(),
             },
             None => Assumption {
                 id: "multi_gpu_efficiency".into(),

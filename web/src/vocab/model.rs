@@ -618,8 +618,8 @@ pub fn assumption(lang: Lang, a: &Assumption) -> (String, String, String) {
             },
             pick(
                 lang,
-                "all-reduce bus bandwidths of public nccl-tests runs per link (NVLink, PCIe, node network); the overlap is assumed unless the task gives it",
-                "按链路（显卡直连、PCIe、节点网络）取公开测得的全归约总线带宽；重叠比例为假设值，除非任务给出",
+                "all-reduce bus bandwidths of public nccl-tests runs per link (NVLink, PCIe, node network); no overlap unless the task gives one, as published DDP runs with and without NVLink show",
+                "按链路（显卡直连、PCIe、节点网络）取公开测得的全归约总线带宽；除非任务给出，否则不假设通信被掩盖（公开的有无显卡直连的数据并行对比实测如此）",
             )
             .to_owned(),
         ),
