@@ -178,3 +178,20 @@ fn bad_links_are_refused_by_field() {
             .contains("data_parallel.steps")
     );
 }
+
+/// The site's field: a model size turns the link model on with stated steps, keeps what was given
+/// beside it, and an empty field turns it off again.
+#[test]
+fn the_model_size_field_turns_the_link_model_on_and_off() {
+    use gpufare_core::task::document::DEFAULT_DATA_PARALLEL_STEPS;
+    let mut t = task();
+    t.data_parallel = None;
+    t.set_data_parallel_params(Some(7.0));
+    let dp = t.data_parallel.unwrap();
+    assert_eq!((dp.params_b, dp.steps), (7.0, DEFAULT_DATA_PARALLEL_STEPS));
+    t.data_parallel.as_mut().unwrap().sharded = true;
+    t.set_data_parallel_params(Some(13.0));
+    assert!(t.data_parallel.unwrap().sharded);
+    t.set_data_parallel_params(Some(0.0));
+    assert_eq!(t.data_parallel, None);
+}

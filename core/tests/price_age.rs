@@ -30,6 +30,11 @@ fn quote(id: &str, price: i64, as_of: &str) -> Offer {
     Quote {
         provider: "Test".into(),
         gpu: "RTX4090".into(),
+        gpu_count: 1,
+        interconnect: None,
+        gpus_per_node: None,
+        node_network_gbps: None,
+        node_network_rdma: false,
         tenancy: Tenancy::Dedicated,
         billing_mode: BillingMode::PayAsYouGo,
         currency: Currency::Cny,

@@ -33,3 +33,16 @@ export async function openPage(browser, t, url, locale, { acceptDownloads = fals
   await settled(page);
   return page;
 }
+
+/**
+ * Opens a closed panel (a `<details>`) by clicking its summary, as a person would. Sections below
+ * the fold are laid out only when they come into view (content-visibility), so a page that has
+ * just scrolled can still move under a click: the click is repeated until the panel is open.
+ */
+export async function openPanel(page, details) {
+  const panel = page.locator(details).first();
+  for (let i = 0; i < 4 && !(await panel.evaluate((d) => d.open)); i++) {
+    await panel.locator(':scope > summary').click();
+  }
+  assert.ok(await panel.evaluate((d) => d.open), `${details} opens`);
+}

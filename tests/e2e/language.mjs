@@ -39,7 +39,7 @@ export function catalogData() {
 export const TECHNICAL = new Set(('GPU GPUs VRAM GiB MiB GB MB KB TB TFLOPS CNY USD MIG vGPU MPS PCIe Gen CUDA NVML NVIDIA LoRA QLoRA SD SDXL ' +
   'Flux dev DDP FSDP ZeRO JSON CSV Markdown SkyPilot vms csv json HTTP TCP IOPS OOM VPC SSH API GEMM Kaggle Stable Diffusion gpufare probe ' +
   'AdamW KV VAE ControlNet AWS GCP ECC CPU HAMi cGPU Mbit RTT InstanceType Price Region base64 TLS P50 P90 P99 format_version Llama Qwen ' +
-  'Mistral DeepSeek GLM token KiB MAD Excel xlsx xls UTF BOM').split(' '));
+  'Mistral DeepSeek GLM token KiB MAD Excel xlsx xls UTF BOM NVLink NVSwitch RDMA Gbit InfiniBand RoCE EFA').split(' '));
 
 /** Words of visible text (and titles and labels) outside `translate="no"` that are neither data nor technical terms. */
 export async function englishOnPage(page, data) {

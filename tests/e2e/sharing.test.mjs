@@ -14,7 +14,7 @@ import { join, dirname } from 'node:path';
 import { tmpdir } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { execFileSync } from 'node:child_process';
-import { launch, openPage, settled } from './browser.mjs';
+import { launch, openPage, openPanel, settled } from './browser.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const BASE = process.env.GPUFARE_URL;
@@ -72,15 +72,6 @@ async function cliOptions(page) {
   writeFileSync(path, JSON.stringify(await saved(page)));
   const plan = JSON.parse(execFileSync(BIN, ['plan', '--scenario', path, '--format', 'json', '--trials', '200'], { encoding: 'utf8', maxBuffer: 64 << 20 }));
   return new Map(plan.options.map((o) => [o.offer_id, o]));
-}
-
-/** Opens a closed panel by its summary (repeated: the page may still move under a click). */
-async function openPanel(page, details) {
-  const panel = page.locator(details).first();
-  for (let i = 0; i < 4 && !(await panel.evaluate((d) => d.open)); i++) {
-    await panel.locator(':scope > summary').click();
-  }
-  assert.ok(await panel.evaluate((d) => d.open), `${details} opens`);
 }
 
 /** A plain number with up to `digits` decimals and no trailing zeros, as the site writes it. */

@@ -10,6 +10,7 @@ import { fileURLToPath } from 'node:url';
 import { chromium } from 'playwright-core';
 import { execFileSync } from 'node:child_process';
 import { catalogData, englishOnPage } from './language.mjs';
+import { openPanel } from './browser.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const BASE = process.env.GPUFARE_URL;
@@ -59,19 +60,6 @@ function watch(t, page) {
     const foreign = requests.filter((u) => !u.startsWith(BASE));
     assert.deepEqual(foreign, [], 'the page requested something outside its own site');
   });
-}
-
-/**
- * Opens a closed panel (a `<details>`) by clicking its summary, as a person would. Sections below
- * the fold are laid out only when they come into view (content-visibility), so a page that has
- * just scrolled can still move under a click: the click is repeated until the panel is open.
- */
-async function openPanel(page, details) {
-  const panel = page.locator(details).first();
-  for (let i = 0; i < 4 && !(await panel.evaluate((d) => d.open)); i++) {
-    await panel.locator(':scope > summary').click();
-  }
-  assert.ok(await panel.evaluate((d) => d.open), `${details} opens`);
 }
 
 /** Opens every closed panel that can be seen. */

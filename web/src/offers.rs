@@ -3,10 +3,12 @@
 
 use gpufare_core::Currency;
 use gpufare_core::hardware::gpu::gpu_specs;
+use gpufare_core::hardware::links::{Interconnect, Link};
 use gpufare_core::numbers::problem::FieldError;
 use gpufare_core::offers::billing::BillingMode;
 use gpufare_core::offers::catalog::Catalog;
 use gpufare_core::offers::default::default_catalog;
+use gpufare_core::offers::links::links;
 use gpufare_core::offers::offer::{Offer, RegionClass};
 use gpufare_core::offers::quote::{Quote, free_custom_id};
 use gpufare_core::offers::tenancy::Tenancy;
@@ -15,7 +17,7 @@ use gpufare_core::scenario::document::Scenario;
 use leptos::prelude::*;
 use rust_decimal::Decimal;
 
-use crate::fields::{Disclosure, HeaderRow, NumField, lazy_view};
+use crate::fields::{CheckField, Disclosure, HeaderRow, NumField, lazy_view};
 use crate::format;
 use crate::vocab::{Label, Lang, errors, model, t};
 
@@ -118,9 +120,10 @@ fn OfferRow(lang: ReadSignal<Lang>, scenario: RwSignal<Scenario>, offer: Offer) 
         <tr data-offer=offer.id.clone()>
             <td translate="no">{offer.provider.clone()}</td>
             <td><span translate="no">{offer.region.name.clone()}</span> <span class="muted">{move || format!(" · {}", model::region_class(lang.get(), class))}</span></td>
-            <td translate="no">
-                {format!("{} × {}", offer.gpu_count, offer.gpu)}
-                {offer.instance_type.clone().map(|t| view! { <span class="muted instance-type">{format!(" · {t}")}</span> })}
+            <td>
+                <span translate="no">{format!("{} × {}", offer.gpu_count, offer.gpu)}</span>
+                {offer.instance_type.clone().map(|t| view! { <span class="muted instance-type" translate="no">{format!(" · {t}")}</span> })}
+                {links_note(lang, &offer)}
             </td>
             <td>
                 {move || model::tenancy(lang.get(), tenancy)}
@@ -185,6 +188,33 @@ fn OfferRow(lang: ReadSignal<Lang>, scenario: RwSignal<Scenario>, offer: Offer) 
             </td>
         </tr>
     }
+}
+
+/// What links the GPUs of a multi-GPU offer, as core reads it (stated or the card's default): the
+/// link inside a node and, across nodes, their number and network.
+fn links_note(lang: ReadSignal<Lang>, offer: &Offer) -> Option<impl IntoView + use<>> {
+    let l = links(offer, offer.gpu_count)?;
+    let node = l.node.link;
+    let network = l.network.map(|n| n.link);
+    let gbps = offer.node_network_gbps;
+    Some(view! {
+        <span class="muted offer-links">
+            {move || {
+                let lang = lang.get();
+                let mut text = format!(" · {}", model::link(lang, node));
+                if let (Some(net), Some(g)) = (network, gbps) {
+                    let kind = if net == Link::NetworkRdma { "RDMA" } else { "TCP" };
+                    text.push_str(&format!(
+                        " · {} {} · {} Gbit/s {kind}",
+                        l.nodes,
+                        t(lang, Label::Nodes),
+                        format::number(g, 0),
+                    ));
+                }
+                text
+            }}
+        </span>
+    })
 }
 
 /// A price's date, its age to today (marked when it is more than the stale limit) and the mark
@@ -435,13 +465,20 @@ fn add_offer_panel(
 }
 
 fn add_offer_body(lang: ReadSignal<Lang>, scenario: RwSignal<Scenario>) -> impl IntoView {
-    let provider = RwSignal::new("My quote".to_owned());
+    // The name a quote gets until the user types one, in the page's language.
+    let provider = RwSignal::new(t(lang.get_untracked(), Label::MyQuote).to_owned());
     let gpu = RwSignal::new("RTX4090".to_owned());
     let tenancy = RwSignal::new(Tenancy::Dedicated);
     let mode = RwSignal::new(BillingMode::PayAsYouGo);
     let currency = RwSignal::new(Currency::Cny);
     let price = RwSignal::new(Some(Decimal::new(18, 1)));
     let vram = RwSignal::new(Some(Decimal::from(24)));
+    let count = RwSignal::new(Some(Decimal::ONE));
+    let interconnect = RwSignal::new(None::<Interconnect>);
+    let per_node = RwSignal::new(None::<Decimal>);
+    let network = RwSignal::new(None::<Decimal>);
+    let rdma = RwSignal::new(false);
+    let several = move || count.get().is_some_and(|c| c > Decimal::ONE);
     let error = RwSignal::new(None::<FieldError>);
     let add = move |_| {
         let Some(p) = price.get_untracked() else {
@@ -450,6 +487,14 @@ fn add_offer_body(lang: ReadSignal<Lang>, scenario: RwSignal<Scenario>) -> impl 
         let quote = Quote {
             provider: provider.get_untracked(),
             gpu: gpu.get_untracked(),
+            gpu_count: count
+                .get_untracked()
+                .and_then(|c| u32::try_from(c).ok())
+                .unwrap_or(1),
+            interconnect: interconnect.get_untracked(),
+            gpus_per_node: per_node.get_untracked().and_then(|c| u32::try_from(c).ok()),
+            node_network_gbps: network.get_untracked().map(crate::fields::f),
+            node_network_rdma: rdma.get_untracked(),
             tenancy: tenancy.get_untracked(),
             billing_mode: mode.get_untracked(),
             currency: currency.get_untracked(),
@@ -491,6 +536,24 @@ fn add_offer_body(lang: ReadSignal<Lang>, scenario: RwSignal<Scenario>) -> impl 
                     </select>
                 </div>
                 <NumField id="new-vram" label=Signal::derive(move || t(lang.get(), Label::Vram).to_owned()) value=vram on_value=move |v| vram.set(v) max=Decimal::from(4096) lang=lang />
+                <NumField id="new-gpu-count" label=Signal::derive(move || t(lang.get(), Label::GpuCount).to_owned()) value=count on_value=move |v| count.set(v) max=Decimal::from(1024) whole=true min=Decimal::ONE lang=lang />
+                <Show when=several>
+                    <div class="field">
+                        <label for="new-interconnect">{move || t(lang.get(), Label::InterconnectField)}</label>
+                        <select id="new-interconnect" on:change=move |ev| interconnect.set(Interconnect::from_id(&event_target_value(&ev)))>
+                            <option value="">{move || t(lang.get(), Label::InterconnectDefault)}</option>
+                            {Interconnect::ALL.into_iter().map(|x| view! { <option value=x.id()>{move || model::interconnect(lang.get(), x)}</option> }).collect_view()}
+                        </select>
+                    </div>
+                    <NumField id="new-gpus-per-node" label=Signal::derive(move || t(lang.get(), Label::GpusPerNodeOptional).to_owned()) value=per_node on_value=move |v| per_node.set(v) max=Decimal::from(1024) whole=true min=Decimal::ONE optional=true lang=lang />
+                    <NumField id="new-node-network" label=Signal::derive(move || t(lang.get(), Label::NodeNetworkGbps).to_owned()) value=network on_value=move |v| network.set(v) max=Decimal::from(100_000) optional=true lang=lang />
+                    <CheckField
+                        id="new-rdma"
+                        label=Signal::derive(move || t(lang.get(), Label::NodeNetworkRdma))
+                        value=Signal::derive(move || rdma.get())
+                        on_value=move |v| rdma.set(v)
+                    />
+                </Show>
                 <div class="field">
                     <label for="new-billing">{move || t(lang.get(), Label::Billing)}</label>
                     <select id="new-billing" on:change=move |ev| if let Some(x) = BillingMode::from_id(&event_target_value(&ev)) { mode.set(x) }>

@@ -4,8 +4,8 @@ use gpufare_core::Currency;
 use gpufare_core::hardware::gpu::gpu_specs;
 use gpufare_core::scenario::document::Scenario;
 use gpufare_core::task::document::{
-    Bound, DEFAULT_BASE_LATENCY_MS, DEFAULT_RESTART_HOURS, DEFAULT_SERVICE_MONTHS, Sensitivity,
-    TaskKind,
+    Bound, DEFAULT_BASE_LATENCY_MS, DEFAULT_DATA_PARALLEL_STEPS, DEFAULT_RESTART_HOURS,
+    DEFAULT_SERVICE_MONTHS, Sensitivity, TaskKind,
 };
 use gpufare_core::task::policy::{MAX_FALLBACK_AFTER, Policy};
 use gpufare_core::task::presets::{PRESET_IDS, preset};
@@ -181,6 +181,9 @@ pub fn TaskForm(lang: ReadSignal<Lang>, scenario: RwSignal<Scenario>) -> impl In
                 value=Signal::derive(move || scenario.with(|s| s.task.scales_across_gpus))
                 on_value=move |v| scenario.update(|s| s.task.scales_across_gpus = v)
             />
+            <Show when=move || scenario.with(|s| s.task.scales_across_gpus && s.task.gpus > 1)>
+                <DataParallelFields lang=lang scenario=scenario />
+            </Show>
             <div class="grid2">
                 {num(lang, scenario, "deadline", Label::Deadline, 1_000_000, true,
                     |s| s.task.deadline_hours.map(d), |s, v| s.task.deadline_hours = v.map(f))}
@@ -278,6 +281,44 @@ pub fn TaskForm(lang: ReadSignal<Lang>, scenario: RwSignal<Scenario>) -> impl In
                     |s| s.task.data_download_gb.map(d), |s, v| s.task.data_download_gb = v.map(f))}
             </div>
         </section>
+    }
+}
+
+/// How a multi-GPU run exchanges data each step: the model's size turns the link model on; the
+/// rest refines it.
+#[component]
+fn DataParallelFields(lang: ReadSignal<Lang>, scenario: RwSignal<Scenario>) -> impl IntoView {
+    let on = move || scenario.with(|s| s.task.data_parallel.is_some());
+    view! {
+        <div class="data-parallel" id="data-parallel">
+            <div class="grid2">
+                {num(lang, scenario, "dp-params", Label::DpParams, 100_000, true,
+                    |s| s.task.data_parallel.map(|p| d(p.params_b)),
+                    |s, v| s.task.set_data_parallel_params(v.map(f)))}
+                <Show when=on>
+                    {num(lang, scenario, "dp-trainable", Label::DpTrainable, 100_000, true,
+                        |s| s.task.data_parallel.and_then(|p| p.trainable_params_b).map(d),
+                        |s, v| if let Some(p) = &mut s.task.data_parallel { p.trainable_params_b = v.map(f) })}
+                    {num(lang, scenario, "dp-steps", Label::DpSteps, 1_000_000_000, false,
+                        |s| Some(Decimal::from(s.task.data_parallel.map_or(DEFAULT_DATA_PARALLEL_STEPS, |p| p.steps))),
+                        |s, v| if let Some(p) = &mut s.task.data_parallel {
+                            p.steps = u64::try_from(v.unwrap_or(Decimal::ONE).trunc()).unwrap_or(1).max(1)
+                        })}
+                    {num(lang, scenario, "dp-overlap", Label::DpOverlap, 1, true,
+                        |s| s.task.data_parallel.and_then(|p| p.overlap).map(d),
+                        |s, v| if let Some(p) = &mut s.task.data_parallel { p.overlap = v.map(f) })}
+                </Show>
+            </div>
+            <Show when=on>
+                <CheckField
+                    id="dp-sharded"
+                    label=Signal::derive(move || t(lang.get(), Label::DpSharded))
+                    value=Signal::derive(move || scenario.with(|s| s.task.data_parallel.is_some_and(|p| p.sharded)))
+                    on_value=move |v| scenario.update(|s| if let Some(p) = &mut s.task.data_parallel { p.sharded = v })
+                />
+            </Show>
+            <p class="hint" id="dp-hint">{move || t(lang.get(), Label::DpHint)}</p>
+        </div>
     }
 }
 

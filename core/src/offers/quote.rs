@@ -4,6 +4,7 @@
 use rust_decimal::Decimal;
 
 use crate::hardware::gpu::find_gpu;
+use crate::hardware::links::Interconnect;
 use crate::numbers::money::Currency;
 use crate::numbers::problem::{FieldError, Problem};
 use crate::offers::billing::{BillingMode, Granularity};
@@ -25,6 +26,16 @@ pub struct Quote {
     pub provider: String,
     /// GPU short name from the spec table.
     pub gpu: String,
+    /// GPUs rented together.
+    pub gpu_count: u32,
+    /// How they are linked, when several (absent: `offers::links`' default for the card).
+    pub interconnect: Option<Interconnect>,
+    /// GPUs per node when they span several nodes.
+    pub gpus_per_node: Option<u32>,
+    /// The network between those nodes, Gbit/s per node.
+    pub node_network_gbps: Option<f64>,
+    /// True when that network carries RDMA.
+    pub node_network_rdma: bool,
     /// How the GPU is shared.
     pub tenancy: Tenancy,
     /// How it is billed.
@@ -40,7 +51,7 @@ pub struct Quote {
 }
 
 impl Quote {
-    /// The quote as an offer with `id`: one GPU in a tier-1 region; a slice gets the share of the
+    /// The quote as an offer with `id`: its GPUs in a tier-1 region; a slice gets the share of the
     /// card its memory is of the card's; metered offers bill per second; a reserved term is
     /// [`QUOTE_RESERVED_MONTHS`] months with nothing upfront; spot assumes what
     /// [`assumed_spot`] says for the provider. Refused, with the field and the reason, when the
@@ -64,6 +75,11 @@ impl Quote {
                 ..Offer::blank().region
             },
             gpu: self.gpu.clone(),
+            gpu_count: self.gpu_count,
+            interconnect: self.interconnect,
+            gpus_per_node: self.gpus_per_node,
+            node_network_gbps: self.node_network_gbps,
+            node_network_rdma: self.node_network_rdma,
             tenancy: self.tenancy,
             gpu_fraction,
             vram_gib,
@@ -107,6 +123,11 @@ mod tests {
         Quote {
             provider: "My quote".into(),
             gpu: "A100-80GB".into(),
+            gpu_count: 1,
+            interconnect: None,
+            gpus_per_node: None,
+            node_network_gbps: None,
+            node_network_rdma: false,
             tenancy,
             billing_mode: mode,
             currency: Currency::Cny,
@@ -149,5 +170,43 @@ mod tests {
         .unwrap_err();
         assert_eq!(err.field, "provider");
         assert_eq!(free_custom_id(|id| id == "custom-1"), "custom-2");
+    }
+
+    #[test]
+    fn a_multi_gpu_quote_keeps_its_links() {
+        let two_nodes = Quote {
+            gpu_count: 8,
+            gpus_per_node: Some(4),
+            node_network_gbps: Some(25.0),
+            ..quote(Tenancy::Dedicated, BillingMode::PayAsYouGo, None)
+        };
+        let offer = two_nodes.clone().offer("custom-1".into()).unwrap();
+        let l = crate::offers::links::links(&offer, 8).unwrap();
+        assert_eq!(l.nodes, 2);
+        assert_eq!(
+            l.bottleneck().link,
+            crate::hardware::links::Link::NetworkTcp
+        );
+        // Nodes without a network between them, or a slice with NVLink, are refused by field.
+        let err = Quote {
+            node_network_gbps: None,
+            ..two_nodes.clone()
+        }
+        .offer("x".into())
+        .unwrap_err();
+        assert_eq!(err.field, "node_network_gbps");
+        let err = Quote {
+            tenancy: Tenancy::Mig,
+            interconnect: Some(Interconnect::Nvlink),
+            gpus_per_node: None,
+            node_network_gbps: None,
+            ..two_nodes
+        }
+        .offer("x".into())
+        .unwrap_err();
+        assert!(
+            ["interconnect", "gpu_count"].contains(&err.field.as_str()),
+            "{err:?}"
+        );
     }
 }

@@ -222,7 +222,8 @@ pub struct DataParallel {
     /// backward pass and gradients reduce-scattered, 1.5 times a replicated run's traffic.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub sharded: bool,
-    /// Share of the backward pass that communication can hide behind, 0-1 (absent: 0.5).
+    /// Share of the backward pass that communication can hide behind, 0-1 (absent: none, the
+    /// fit to published runs in `plan::scaling::DEFAULT_OVERLAP`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(range(min = 0, max = 1))]
     pub overlap: Option<f64>,
@@ -421,8 +422,24 @@ pub const DEFAULT_RESTART_HOURS: f64 = 0.1;
 pub const DEFAULT_BASE_LATENCY_MS: f64 = 100.0;
 /// Months a service runs until the user says otherwise.
 pub const DEFAULT_SERVICE_MONTHS: f64 = 1.0;
+/// Optimizer steps per run of a data-parallel task until the user says otherwise.
+pub const DEFAULT_DATA_PARALLEL_STEPS: u64 = 10_000;
 
 impl TaskProfile {
+    /// Prices the multi-GPU exchange of a model of `params_b` billion parameters (none for
+    /// `None` or 0: the fixed scaling efficiency), keeping what was given before, or
+    /// [`DEFAULT_DATA_PARALLEL_STEPS`] steps.
+    pub fn set_data_parallel_params(&mut self, params_b: Option<f64>) {
+        let before = self.data_parallel;
+        self.data_parallel = params_b.filter(|p| *p > 0.0).map(|params_b| DataParallel {
+            params_b,
+            trainable_params_b: before.and_then(|d| d.trainable_params_b),
+            steps: before.map_or(DEFAULT_DATA_PARALLEL_STEPS, |d| d.steps),
+            sharded: before.is_some_and(|d| d.sharded),
+            overlap: before.and_then(|d| d.overlap),
+        });
+    }
+
     /// Checkpoints every `hours` of work (none for `None` or 0), keeping the restart overhead
     /// given before, or [`DEFAULT_RESTART_HOURS`].
     pub fn set_checkpoint_interval(&mut self, hours: Option<f64>) {

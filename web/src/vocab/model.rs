@@ -170,6 +170,17 @@ pub fn link(lang: Lang, l: gpufare_core::hardware::links::Link) -> &'static str 
     pick(lang, en, zh)
 }
 
+/// The name of what links the GPUs of a node, as an offer states it.
+pub fn interconnect(lang: Lang, i: gpufare_core::hardware::links::Interconnect) -> &'static str {
+    use gpufare_core::hardware::links::Interconnect;
+    let (en, zh) = match i {
+        Interconnect::Nvlink => ("NVLink", "NVLink"),
+        Interconnect::Pcie => ("PCIe only", "仅 PCIe"),
+        Interconnect::None => ("no link between GPUs", "显卡之间无直连"),
+    };
+    pick(lang, en, zh)
+}
+
 /// Where a request-level latency factor comes from.
 pub fn latency_source(lang: Lang, s: LatencySource) -> &'static str {
     let (en, zh) = match s {
