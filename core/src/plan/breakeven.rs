@@ -5,6 +5,8 @@
 //! - The work size above which the best dedicated offer's total beats the best shared one's:
 //!   the task is re-priced (closed forms) at work sizes from 1/10 to 64 times the given one.
 
+use std::collections::{BTreeMap, BTreeSet};
+
 use rust_decimal::Decimal;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -130,17 +132,21 @@ pub fn break_even(
     catalog: &Catalog,
     options: &[OptionResult],
 ) -> BreakEven {
-    // GPU models in ranking order: the first that has both offers of a pair wins.
-    let mut gpus: Vec<&str> = options
+    // GPU models in ranking order (feasible first, each once): the first that has both offers of
+    // a pair wins.
+    let mut seen = BTreeSet::new();
+    let gpus: Vec<&str> = options
         .iter()
         .filter(|o| o.feasible)
+        .chain(options)
         .map(|o| o.gpu.as_str())
+        .filter(|g| seen.insert(*g))
         .collect();
-    gpus.extend(options.iter().map(|o| o.gpu.as_str()));
+    let cheapest = Cheapest::of(ctx, catalog);
     let monthly_vs_payg = gpus.iter().find_map(|g| {
         commitment(
             ctx,
-            catalog,
+            &cheapest,
             g,
             BillingMode::PayAsYouGo,
             BillingMode::Monthly,
@@ -148,7 +154,7 @@ pub fn break_even(
     });
     let yearly_vs_monthly = gpus
         .iter()
-        .find_map(|g| commitment(ctx, catalog, g, BillingMode::Monthly, BillingMode::Yearly));
+        .find_map(|g| commitment(ctx, &cheapest, g, BillingMode::Monthly, BillingMode::Yearly));
     BreakEven {
         monthly_vs_pay_as_you_go: monthly_vs_payg,
         yearly_vs_monthly,
@@ -161,28 +167,40 @@ fn per_gpu(ctx: &Context<'_>, offer: &Offer) -> Decimal {
     ctx.offer_money(offer, offer.price) / Decimal::from(offer.gpu_count)
 }
 
-fn cheapest<'c>(
-    ctx: &Context<'_>,
-    catalog: &'c Catalog,
-    gpu: &str,
-    mode: BillingMode,
-) -> Option<&'c Offer> {
-    catalog
-        .offers
-        .iter()
-        .filter(|o| o.gpu == gpu && o.billing_mode == mode && !o.tenancy.is_slice())
-        .min_by(|a, b| per_gpu(ctx, a).cmp(&per_gpu(ctx, b)).then(a.id.cmp(&b.id)))
+/// The cheapest whole-card offer per GPU and billing mode (per GPU, ties by id), found in one
+/// pass over the catalog.
+struct Cheapest<'c>(BTreeMap<(&'c str, &'static str), (Decimal, &'c Offer)>);
+
+impl<'c> Cheapest<'c> {
+    fn of(ctx: &Context<'_>, catalog: &'c Catalog) -> Cheapest<'c> {
+        let mut best: BTreeMap<(&'c str, &'static str), (Decimal, &'c Offer)> = BTreeMap::new();
+        for o in catalog.offers.iter().filter(|o| !o.tenancy.is_slice()) {
+            let price = per_gpu(ctx, o);
+            best.entry((o.gpu.as_str(), o.billing_mode.id()))
+                .and_modify(|b| {
+                    if (price, &o.id) < (b.0, &b.1.id) {
+                        *b = (price, o);
+                    }
+                })
+                .or_insert((price, o));
+        }
+        Cheapest(best)
+    }
+
+    fn get(&self, gpu: &str, mode: BillingMode) -> Option<&'c Offer> {
+        self.0.get(&(gpu, mode.id())).map(|b| b.1)
+    }
 }
 
 fn commitment(
     ctx: &Context<'_>,
-    catalog: &Catalog,
+    cheapest: &Cheapest<'_>,
     gpu: &str,
     short: BillingMode,
     long: BillingMode,
 ) -> Option<CommitmentBreakEven> {
-    let s = cheapest(ctx, catalog, gpu, short)?;
-    let l = cheapest(ctx, catalog, gpu, long)?;
+    let s = cheapest.get(gpu, short)?;
+    let l = cheapest.get(gpu, long)?;
     let (short_price, long_price) = (per_gpu(ctx, s), per_gpu(ctx, l));
     let ratio = long_price.checked_div(short_price)?;
     let (max_x, steps) = if short == BillingMode::PayAsYouGo {

@@ -8,7 +8,6 @@ use serde::{Deserialize, Serialize};
 
 use crate::numbers::money::{Currency, Money, dec};
 use crate::offers::billing::{BillingMode, HOURS_PER_MONTH};
-use crate::offers::catalog::Catalog;
 use crate::offers::rent::rent_in_offer_currency;
 use crate::plan::context::Context;
 use crate::plan::decision::{Choice, Decision};
@@ -73,7 +72,6 @@ pub struct HybridPlan {
 /// main work costs what the plan's ranking says it costs.
 pub fn hybrid_plan(
     ctx: &Context<'_>,
-    catalog: &Catalog,
     decision: &Decision,
     options: &[OptionResult],
 ) -> Option<HybridPlan> {
@@ -81,7 +79,7 @@ pub fn hybrid_plan(
     if !task.kind.is_training() || decision.choice == Choice::NoFeasibleOffer {
         return None;
     }
-    let offer = |o: &OptionResult| catalog.offers.iter().find(|x| x.id == o.offer_id);
+    let offer = |o: &OptionResult| ctx.offer_named(&o.offer_id);
     // The cheapest rent for `hours` of running among the feasible options `keep` allows.
     let cheapest = |keep: &dyn Fn(&OptionResult) -> bool, hours: f64, held: f64| {
         options

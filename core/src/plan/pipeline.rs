@@ -1,6 +1,8 @@
 //! The plan's pipeline: checks, every offer priced (in one piece or in shares), then ranked,
 //! decided, with the hybrid plan and the break-even figures.
 
+use std::collections::BTreeMap;
+
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
@@ -97,16 +99,18 @@ impl<'a> Prepared<'a> {
     ) -> Result<Prepared<'a>, PlanError> {
         task.validate()?;
         settings.validate().map_err(PlanError::Setting)?;
+        // Each id's first offer and whether it can be fallen back to, looked up per offer.
+        let mut steady: BTreeMap<&str, bool> = BTreeMap::new();
+        for o in &catalog.offers {
+            *steady.entry(o.id.as_str()).or_default() |= !o.interruptions.interrupts();
+        }
         for offer in &catalog.offers {
             validate_offer(offer).map_err(|error| PlanError::Offer {
                 id: offer.id.clone(),
                 error,
             })?;
             if let Some(id) = &offer.interruptions.fallback
-                && !catalog
-                    .offers
-                    .iter()
-                    .any(|o| &o.id == id && !o.interruptions.interrupts())
+                && !steady.get(id.as_str()).copied().unwrap_or(false)
             {
                 return Err(PlanError::Offer {
                     id: offer.id.clone(),
@@ -136,34 +140,38 @@ impl<'a> Prepared<'a> {
     /// the places gives the same options.
     pub(crate) fn price(&self, places: &[usize]) -> Vec<(usize, OptionResult)> {
         let offers = &self.catalog.offers;
-        // Every offer asked for priced once (in parallel where the build allows, each into its
-        // own place); then the offers their policies move to, where not among them; then each
-        // interruptible one prices its policies, moving to an offer priced before.
-        let mut parts: Vec<Option<Parts>> = offers.iter().map(|_| None).collect();
-        self.price_parts(&mut parts, places);
-        let twins: Vec<Option<usize>> = places
-            .iter()
-            .map(|&i| self.twin_of(i, parts.get(i)?.as_ref()?))
+        // First the offers the policies of the interruptible ones move to, priced once and kept
+        // (in parallel where the build allows); then each offer asked for, priced and given its
+        // policies at once, so that its Monte Carlo samples are dropped as soon as it is done:
+        // memory holds the fallbacks' samples and one offer's per thread, whatever the catalog.
+        let twins: Vec<Option<usize>> = places.iter().map(|&i| self.twin_of(i)).collect();
+        let mut needed: Vec<usize> = twins.iter().flatten().copied().collect();
+        needed.sort_unstable();
+        needed.dedup();
+        let priced = parallel::map(&needed, |&j| {
+            offers
+                .get(j)
+                .map(|o| evaluate_parts(&self.ctx, o, Some(&self.draws)))
+        });
+        let kept: BTreeMap<usize, Parts> = needed
+            .into_iter()
+            .zip(priced)
+            .filter_map(|(j, p)| Some((j, p?)))
             .collect();
-        let mut missing: Vec<usize> = twins
-            .iter()
-            .flatten()
-            .copied()
-            .filter(|&j| parts.get(j).is_some_and(Option::is_none))
-            .collect();
-        missing.sort_unstable();
-        missing.dedup();
-        self.price_parts(&mut parts, &missing);
         let asked: Vec<(usize, Option<usize>)> = places.iter().copied().zip(twins).collect();
         parallel::map(&asked, |&(i, twin)| {
-            let (Some(offer), Some((option, _, time))) =
-                (offers.get(i), parts.get(i).and_then(Option::as_ref))
-            else {
-                return None;
+            let offer = offers.get(i)?;
+            let own;
+            let (option, _, time) = match kept.get(&i) {
+                Some(parts) => parts,
+                None => {
+                    own = evaluate_parts(&self.ctx, offer, Some(&self.draws));
+                    &own
+                }
             };
             let mut option = option.clone();
             let twin = twin.and_then(|j| {
-                let (twin_option, _, twin_time) = parts.get(j)?.as_ref()?;
+                let (twin_option, _, twin_time) = kept.get(&j)?;
                 Some((offers.get(j)?, twin_option, twin_time))
             });
             add_risk(&self.ctx, offer, &mut option, time, &self.draws, twin);
@@ -172,21 +180,6 @@ impl<'a> Prepared<'a> {
         .into_iter()
         .flatten()
         .collect()
-    }
-
-    /// Prices the offers at `places` before their policies, each into its slot of `parts`.
-    fn price_parts(&self, parts: &mut [Option<Parts>], places: &[usize]) {
-        let offers = &self.catalog.offers;
-        let priced = parallel::map(places, |&i| {
-            offers
-                .get(i)
-                .map(|o| evaluate_parts(&self.ctx, o, Some(&self.draws)))
-        });
-        for (&i, p) in places.iter().zip(priced) {
-            if let Some(slot) = parts.get_mut(i) {
-                *slot = p;
-            }
-        }
     }
 
     /// The places of the offers share `index` of `count` prices: see [`parallel::deal`], with each
@@ -227,18 +220,15 @@ impl<'a> Prepared<'a> {
         }
     }
 
-    /// The place of the offer that the policies of the offer at `i` (priced: `parts`) move to:
-    /// only an interruptible offer has one.
-    fn twin_of(&self, i: usize, parts: &Parts) -> Option<usize> {
+    /// The place of the offer that the policies of the offer at `i` move to: only an
+    /// interruptible offer (a rate of interruptions or a trace) has one.
+    fn twin_of(&self, i: usize) -> Option<usize> {
         let offer = self.catalog.offers.get(i)?;
-        let (_, _, time) = parts;
-        let interruptible =
-            time.inputs.interruptions_per_hour > 0.0 || self.ctx.trace_for(offer).is_some();
-        if !interruptible {
+        if !(offer.interruptions.interrupts() || self.ctx.trace_for(offer).is_some()) {
             return None;
         }
         let fallback = fallback_for(&self.ctx, offer)?;
-        self.catalog.offers.iter().position(|o| o.id == fallback.id)
+        self.ctx.place_of(&fallback.id)
     }
 
     /// The plan of every offer's option (in any order): ranked, decided, with the hybrid plan,
@@ -247,7 +237,7 @@ impl<'a> Prepared<'a> {
         let (task, settings, catalog) = (self.ctx.task, self.ctx.settings, self.catalog);
         rank(&mut options);
         let decision = decide(task, &options);
-        let hybrid = hybrid_plan(&self.ctx, catalog, &decision, &options);
+        let hybrid = hybrid_plan(&self.ctx, &decision, &options);
         let break_even = break_even(&self.ctx, task, catalog, &options);
         let mut price_dates: Vec<String> = catalog.offers.iter().map(|o| o.as_of.clone()).collect();
         price_dates.sort();

@@ -12,7 +12,6 @@ use std::borrow::Cow;
 
 use crate::numbers::money::Money;
 use crate::numbers::stats::OrderStats;
-use crate::offers::billing::BillingMode;
 use crate::offers::offer::Offer;
 use crate::offers::trace::AttachedTrace;
 use crate::plan::context::{Context, round4};
@@ -81,29 +80,14 @@ pub fn add_risk(
 /// the cheapest pay-as-you-go offer of the same provider, GPU, GPU count and tenancy (same region
 /// first) that is never interrupted.
 pub fn fallback_for<'a>(ctx: &Context<'a>, offer: &Offer) -> Option<&'a Offer> {
-    let steady = |o: &&Offer| {
-        o.id != offer.id && !o.interruptions.interrupts() && ctx.trace_for(o).is_none()
-    };
     if let Some(id) = &offer.interruptions.fallback {
-        return ctx.offers.iter().filter(steady).find(|o| &o.id == id);
+        let named = ctx.offer_named(id)?;
+        let steady = named.id != offer.id
+            && !named.interruptions.interrupts()
+            && ctx.trace_for(named).is_none();
+        return steady.then_some(named);
     }
-    ctx.offers
-        .iter()
-        .filter(steady)
-        .filter(|o| {
-            o.billing_mode == BillingMode::PayAsYouGo
-                && o.provider == offer.provider
-                && o.gpu == offer.gpu
-                && o.gpu_count == offer.gpu_count
-                && o.tenancy == offer.tenancy
-                && o.gpu_fraction == offer.gpu_fraction
-        })
-        .min_by(|a, b| {
-            (a.region.id != offer.region.id)
-                .cmp(&(b.region.id != offer.region.id))
-                .then(ctx.price_per_gpu_hour(a).cmp(&ctx.price_per_gpu_hour(b)))
-                .then(a.id.cmp(&b.id))
-        })
+    ctx.steady_twin(offer)
 }
 
 /// Summarises trials or starts and prices them on `offer` (with `fallback` for moved hours).
