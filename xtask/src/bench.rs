@@ -37,6 +37,11 @@ const SCALE_OFFERS: [usize; 4] = [100, 1_000, 3_000, 10_000];
 /// The task every benchmark prices.
 const TASK: &str = "tests/golden/snapshot-task.json";
 
+/// The shape of a SkyPilot AWS file priced with the QLoRA example: one GPU from one provider, a
+/// pay-as-you-go and a spot row per zone (the default catalog's A10G rows, copied).
+const ZONE_ROWS: [&str; 2] = ["aws-use1-g5xl-payg", "aws-use1-g5xl-spot"];
+const ZONE_TASK: &str = "examples/qlora_7b.json";
+
 const README_BEGIN: &str = "<!-- bench:begin -->";
 const README_END: &str = "<!-- bench:end -->";
 
@@ -101,6 +106,8 @@ fn samples(v: Option<&Value>) -> Vec<f64> {
 
 /// One catalog size of the scale runs.
 struct ScaleRow {
+    /// `default` (the default catalog repeated) or `zones` (one GPU, a row per zone).
+    shape: &'static str,
     offers: usize,
     wall: Figure,
     peak_rss_kib: u64,
@@ -200,7 +207,8 @@ pub fn run(root: &Path, options: &Options) -> Result<()> {
         "wasm": wasm,
         "site": site,
         "scale": scale.iter().map(|r| json!({
-            "offers": r.offers, "wall": r.wall.to_json(), "peak_rss_kib": r.peak_rss_kib,
+            "shape": r.shape, "offers": r.offers, "wall": r.wall.to_json(),
+            "peak_rss_kib": r.peak_rss_kib,
         })).collect::<Vec<_>>(),
     });
     fs::write(&results, serde_json::to_string_pretty(&raw)?)?;
@@ -428,22 +436,40 @@ fn run_site(root: &Path, dist: &Path, quick: bool) -> Result<Value> {
     node_json(cmd.arg(format!("http://{addr}/")).arg(dist))
 }
 
-/// Writes the default catalog repeated to each of [`SCALE_OFFERS`] offers, every copy with its
-/// own id and its prices scaled by a factor between 0.70 and 1.30, in our CSV format.
-fn write_scale_catalogs(dir: &Path) -> Result<Vec<(usize, PathBuf)>> {
+/// Writes, for each of [`SCALE_OFFERS`] offers, the default catalog repeated, every copy with
+/// its own id and its prices scaled by a factor between 0.70 and 1.30, and the zone-shaped
+/// catalog ([`ZONE_ROWS`] alternating, each row in its own zone of four regions, prices scaled
+/// the same way), in our CSV format: `(shape, offers, path)`.
+fn write_scale_catalogs(dir: &Path) -> Result<Vec<(&'static str, usize, PathBuf)>> {
     fs::create_dir_all(dir)?;
     let base = &default_catalog().offers;
-    SCALE_OFFERS
+    let zone_rows = ZONE_ROWS
         .iter()
-        .map(|&n| {
+        .map(|id| {
+            base.iter()
+                .find(|o| o.id == *id)
+                .with_context(|| format!("the default catalog has no {id}"))
+        })
+        .collect::<Result<Vec<_>>>()?;
+    // 0.70 ..= 1.30 in steps of 0.01, spread over the copies.
+    let factor =
+        |i: usize| -> Result<Decimal> { Ok(Decimal::new(70 + i64::try_from((i * 37) % 61)?, 2)) };
+    let mut out = Vec::new();
+    for &n in &SCALE_OFFERS {
+        for shape in ["default", "zones"] {
             let offers = (0..n)
                 .map(|i| {
-                    let mut offer = base[i % base.len()].clone();
-                    let copy = i / base.len();
-                    offer.id = format!("{}-x{copy}", offer.id);
-                    // 0.70 ..= 1.30 in steps of 0.01, spread over the copies.
-                    let factor = Decimal::new(70 + i64::try_from((i * 37) % 61)?, 2);
-                    offer.price = (offer.price * factor).round_dp(4);
+                    let mut offer = if shape == "default" {
+                        let mut o = base[i % base.len()].clone();
+                        o.id = format!("{}-x{}", o.id, i / base.len());
+                        o
+                    } else {
+                        let mut o = zone_rows[i % zone_rows.len()].clone();
+                        o.id = format!("{}-z{i}", o.id);
+                        o.region.id = format!("{}-{}", o.region.id, i % 4);
+                        o
+                    };
+                    offer.price = (offer.price * factor(i)?).round_dp(4);
                     Ok(offer)
                 })
                 .collect::<Result<Vec<_>>>()?;
@@ -451,11 +477,12 @@ fn write_scale_catalogs(dir: &Path) -> Result<Vec<(usize, PathBuf)>> {
                 format_version: default_catalog().format_version,
                 offers,
             };
-            let path = dir.join(format!("catalog-{n}.csv"));
+            let path = dir.join(format!("{shape}-{n}.csv"));
             fs::write(&path, catalog_to_csv(&catalog))?;
-            Ok((n, path))
-        })
-        .collect()
+            out.push((shape, n, path));
+        }
+    }
+    Ok(out)
 }
 
 /// Times `gpufare plan --catalog FILE` (release build) under `/usr/bin/time` for each catalog:
@@ -463,14 +490,15 @@ fn write_scale_catalogs(dir: &Path) -> Result<Vec<(usize, PathBuf)>> {
 fn run_scale(
     root: &Path,
     cli: &Path,
-    catalogs: &[(usize, PathBuf)],
+    catalogs: &[(&'static str, usize, PathBuf)],
     quick: bool,
 ) -> Result<Vec<ScaleRow>> {
     let runs = if quick { 1 } else { 5 };
     const MARK: &str = "gpufare-bench-peak-rss-kib";
     catalogs
         .iter()
-        .map(|(offers, catalog)| {
+        .map(|&(shape, offers, ref catalog)| {
+            let task = if shape == "zones" { ZONE_TASK } else { TASK };
             let out = catalog.with_extension("plan.json");
             let mut walls = Vec::new();
             let mut peak = 0;
@@ -479,7 +507,7 @@ fn run_scale(
                 cmd.args(["-f", &format!("{MARK} %M")])
                     .arg(cli)
                     .args(["plan", "--task"])
-                    .arg(root.join(TASK))
+                    .arg(root.join(task))
                     .arg("--catalog")
                     .arg(catalog)
                     .args(["--seed", "42", "--format", "json", "-o"])
@@ -503,12 +531,13 @@ fn run_scale(
                 peak = peak.max(rss);
             }
             eprintln!(
-                "{offers:>6} offers: median {:.0} ms, peak {} MiB",
+                "{shape:>8} {offers:>6} offers: median {:.0} ms, peak {} MiB",
                 median(&walls),
                 peak / 1024
             );
             Ok(ScaleRow {
-                offers: *offers,
+                shape,
+                offers,
                 wall: Figure {
                     median_ms: median(&walls),
                     p95_ms: percentile(&walls, 95.0),
@@ -670,29 +699,50 @@ fn markdown(
     )?;
     writeln!(t, "|---|---:|---:|---:|")?;
     for row in scale {
+        let what = if row.shape == "zones" {
+            "one GPU in many zones (QLoRA task)"
+        } else {
+            "the default catalog repeated"
+        };
         writeln!(
             t,
-            "| {} offers | {} | {:.0} µs | {:.1} MiB |",
+            "| {} offers, {what} | {} | {:.0} µs | {:.1} MiB |",
             thousands(row.offers as u64),
             ms(row.wall.median_ms),
             row.wall.median_ms * 1e3 / row.offers as f64,
             row.peak_rss_kib as f64 / 1024.0
         )?;
     }
-    if let (Some(small), Some(large)) = (scale.first(), scale.last()) {
-        writeln!(t)?;
-        writeln!(
-            t,
-            "From {} to {} offers ({:.0}× the offers) the wall time grows {:.1}× and the peak \
-             memory {:.1}×. Each run reads the CSV catalog, prices it and writes the plan as JSON; \
-             the catalogs are the default one repeated with prices scaled by 0.70 to 1.30.",
-            thousands(small.offers as u64),
-            thousands(large.offers as u64),
-            large.offers as f64 / small.offers as f64,
-            large.wall.median_ms / small.wall.median_ms,
-            large.peak_rss_kib as f64 / small.peak_rss_kib as f64,
-        )?;
+    for (shape, words) in [
+        (
+            "default",
+            "the default one repeated with prices scaled by 0.70 to 1.30",
+        ),
+        (
+            "zones",
+            "an A10G pay-as-you-go and a spot row per zone (a SkyPilot AWS file's shape), priced with `examples/qlora_7b.json`",
+        ),
+    ] {
+        let rows: Vec<&ScaleRow> = scale.iter().filter(|r| r.shape == shape).collect();
+        if let (Some(small), Some(large)) = (rows.first(), rows.last()) {
+            writeln!(t)?;
+            writeln!(
+                t,
+                "Catalogs of {words}: from {} to {} offers ({:.0}× the offers) the wall time \
+                 grows {:.1}× and the peak memory {:.1}×.",
+                thousands(small.offers as u64),
+                thousands(large.offers as u64),
+                large.offers as f64 / small.offers as f64,
+                large.wall.median_ms / small.wall.median_ms,
+                large.peak_rss_kib as f64 / small.peak_rss_kib as f64,
+            )?;
+        }
     }
+    writeln!(t)?;
+    writeln!(
+        t,
+        "Each run reads the CSV catalog, prices it and writes the plan as JSON."
+    )?;
     Ok(t)
 }
 
