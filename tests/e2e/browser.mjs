@@ -1,7 +1,11 @@
 // What the smaller browser test files share: Debian's Chromium started with the flags this
-// machine needs, and a page of the site opened in a fresh context that fails its test on any
-// page error.
+// machine needs, a page of the site opened in a fresh context that fails its test on any page
+// error, its panels opened, and the scenario it saved priced by the CLI built in the same run.
 import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { chromium } from 'playwright-core';
 
 const CHROMIUM = process.env.CHROMIUM ?? '/usr/bin/chromium';
@@ -45,4 +49,26 @@ export async function openPanel(page, details) {
     await panel.locator(':scope > summary').click();
   }
   assert.ok(await panel.evaluate((d) => d.open), `${details} opens`);
+}
+
+/** The scenario the page saved. */
+export const saved = (page) => page.evaluate(() => JSON.parse(localStorage.getItem('gpufare.scenario')));
+
+/**
+ * The CLI's JSON plan of the scenario the page holds now: `gpufare plan --scenario FILE --format
+ * json` and `args`, with the binary `cargo xtask e2e` built (GPUFARE_BIN).
+ */
+export async function cliPlanOf(page, args = []) {
+  const bin = process.env.GPUFARE_BIN;
+  assert.ok(bin, 'GPUFARE_BIN must name the gpufare binary built in this run');
+  const path = join(mkdtempSync(join(tmpdir(), 'gpufare-e2e-')), 'scenario.json');
+  writeFileSync(path, JSON.stringify(await saved(page)));
+  return JSON.parse(execFileSync(bin, ['plan', '--scenario', path, '--format', 'json', ...args],
+    { encoding: 'utf8', maxBuffer: 64 << 20 }));
+}
+
+/** The options of that plan (200 trials) by offer id. */
+export async function cliOptions(page) {
+  const plan = await cliPlanOf(page, ['--trials', '200']);
+  return new Map(plan.options.map((o) => [o.offer_id, o]));
 }

@@ -5,17 +5,11 @@
 // back to the fixed scaling; nothing English is left on the Chinese page.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { writeFileSync, mkdtempSync } from 'node:fs';
-import { join } from 'node:path';
-import { tmpdir } from 'node:os';
-import { execFileSync } from 'node:child_process';
-import { launch, openPage, openPanel, settled } from './browser.mjs';
+import { cliOptions, launch, openPage, openPanel, saved, settled } from './browser.mjs';
 import { catalogData, englishOnPage } from './language.mjs';
 
 const BASE = process.env.GPUFARE_URL;
 assert.ok(BASE, 'GPUFARE_URL must point at the served site (run through `cargo xtask e2e`)');
-const BIN = process.env.GPUFARE_BIN;
-assert.ok(BIN, 'GPUFARE_BIN must name the gpufare binary built in this run');
 
 /** What each language calls things the tests look for. */
 const WORDS = {
@@ -30,18 +24,6 @@ before(async () => {
 after(async () => {
   await browser?.close();
 });
-
-/** The scenario the page saved. */
-const saved = (page) => page.evaluate(() => JSON.parse(localStorage.getItem('gpufare.scenario')));
-
-/** The CLI's options for the scenario the page holds now, by offer. */
-async function cliOptions(page) {
-  const path = join(mkdtempSync(join(tmpdir(), 'gpufare-links-')), 'scenario.json');
-  writeFileSync(path, JSON.stringify(await saved(page)));
-  const plan = JSON.parse(execFileSync(BIN, ['plan', '--scenario', path, '--format', 'json', '--trials', '200'],
-    { encoding: 'utf8', maxBuffer: 64 << 20 }));
-  return new Map(plan.options.map((o) => [o.offer_id, o]));
-}
 
 for (const [locale, lang] of [['en-US', 'en'], ['zh-CN', 'zh']]) {
   const w = WORDS[lang];

@@ -5,14 +5,14 @@
 // trips; the choice survives a reload and a new preset.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { writeFileSync, mkdtempSync } from 'node:fs';
+import { mkdtempSync } from 'node:fs';
 import { join, dirname } from 'node:path';
 import { tmpdir } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { execFileSync, execFile } from 'node:child_process';
 import { createServer } from 'node:net';
 import { promisify } from 'node:util';
-import { launch, openPage, settled } from './browser.mjs';
+import { cliOptions, launch, openPage, settled } from './browser.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const BASE = process.env.GPUFARE_URL;
@@ -73,16 +73,6 @@ async function roundTripsShown(page, word) {
   await settled(page);
 }
 
-/** The CLI's plan of the scenario the page holds now, by offer id. */
-function cliRows(page) {
-  return page.evaluate(() => localStorage.getItem('gpufare.scenario')).then((text) => {
-    const path = join(mkdtempSync(join(tmpdir(), 'gpufare-markets-')), 'scenario.json');
-    writeFileSync(path, text);
-    const plan = JSON.parse(execFileSync(BIN, ['plan', '--scenario', path, '--format', 'json', '--trials', '200'], { encoding: 'utf8' }));
-    return new Map(plan.options.map((o) => [o.offer_id, o]));
-  });
-}
-
 for (const [locale, lang] of LANGS) {
   const w = WORDS[lang];
 
@@ -96,7 +86,7 @@ for (const [locale, lang] of LANGS) {
     const rows = await ranked(page, w);
     assert.ok(rows.length >= 3, 'offers are ranked');
     for (const [id] of rows) assert.ok(!overseas.has(id), `${id} is overseas yet ranked`);
-    const cli = await cliRows(page);
+    const cli = await cliOptions(page);
     for (const [id, ms] of rows) {
       assert.equal(ms, cli.get(id).rtt_ms, `${id}: the page's round trip differs from the CLI's`);
       assert.ok(ms < 60, `${id}: ${ms} ms from Shanghai to a mainland offer`);
@@ -116,7 +106,7 @@ for (const [locale, lang] of LANGS) {
     }, [rows[0][0], w.roundTrip, w.ms]);
     await settled(page);
     const far = await ranked(page, w);
-    const cliFar = await cliRows(page);
+    const cliFar = await cliOptions(page);
     for (const [id, ms] of far) {
       assert.equal(ms, cliFar.get(id).rtt_ms, `${id}: the page's round trip from Frankfurt differs from the CLI's`);
       assert.ok(ms > 100, `${id}: ${ms} ms from Frankfurt to mainland China`);
@@ -148,7 +138,7 @@ for (const [locale, lang] of LANGS) {
       return task.personal_data === true && (task.providers_excluded ?? []).length === 2;
     });
     await roundTripsShown(page, w.roundTrip);
-    const cli = await cliRows(page);
+    const cli = await cliOptions(page);
     const autodl = [...cli.values()].filter((o) => o.provider === 'AutoDL');
     assert.ok(autodl.length > 0 && autodl.every((o) => !o.feasible && o.reasons.some((r) => r.rule === 'provider_excluded')));
     const leaving = [...cli.values()].filter((o) => o.flags?.some((f) => f.rule === 'data_leaves_jurisdiction'));
@@ -191,7 +181,7 @@ for (const [locale, lang] of LANGS) {
     await page.waitForFunction(() => (JSON.parse(localStorage.getItem('gpufare.scenario')).task.measured_rtt ?? []).length === 1);
     await settled(page);
     assert.match(await page.locator('#measured-rtt').textContent(), new RegExp(WORDS[lang].measuredUsed));
-    const cli = await cliRows(page);
+    const cli = await cliOptions(page);
     assert.equal(cli.get('aliyun-sh-a10-payg').rtt_basis, 'measured');
     assert.ok(cli.get('aliyun-sh-a10-payg').rtt_ms < 50, 'a loopback round trip');
     assert.equal(cli.get('aliyun-bj-a10-yearly').rtt_basis, 'distance');

@@ -11,6 +11,7 @@ import { readFileSync } from 'node:fs';
 import { join, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { launch, openPage } from './browser.mjs';
+import { csvRows } from './language.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const BASE = process.env.GPUFARE_URL;
@@ -41,23 +42,7 @@ const open = (t, url, locale) => openPage(browser, t, url, locale);
 
 /** Rows of a CSV file (quoted fields, `#` comment lines skipped) as objects by header name. */
 function csvObjects(text) {
-  const rows = [];
-  for (const line of text.split('\n')) {
-    if (!line.trim() || line.startsWith('#')) continue;
-    const fields = [];
-    let field = '';
-    let quoted = false;
-    for (let i = 0; i < line.length; i++) {
-      const c = line[i];
-      if (quoted) {
-        if (c === '"' && line[i + 1] === '"') { field += '"'; i++; } else if (c === '"') quoted = false; else field += c;
-      } else if (c === '"') quoted = true;
-      else if (c === ',') { fields.push(field); field = ''; } else field += c;
-    }
-    fields.push(field);
-    rows.push(fields);
-  }
-  const [header, ...body] = rows;
+  const [header, ...body] = csvRows(text);
   return body.map((r) => Object.fromEntries(header.map((h, i) => [h, r[i] ?? ''])));
 }
 

@@ -7,12 +7,11 @@
 // why, leaves the editor, the table and the chart off, and stays one A4 page.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { writeFileSync, mkdtempSync, readFileSync, mkdirSync } from 'node:fs';
+import { writeFileSync, mkdirSync } from 'node:fs';
 import { join, dirname } from 'node:path';
-import { tmpdir } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { execFileSync } from 'node:child_process';
-import { launch, openPage, settled } from './browser.mjs';
+import { cliPlanOf, launch, openPage, saved, settled } from './browser.mjs';
 import { catalogData, englishOnPage } from './language.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
@@ -38,17 +37,12 @@ after(async () => {
   await browser?.close();
 });
 
-/** The scenario the page saved. */
-const saved = (page) => page.evaluate(() => JSON.parse(localStorage.getItem('gpufare.scenario')));
-
 /** Runs the CLI and reads its JSON. */
 const cli = (args) => JSON.parse(execFileSync(BIN, args, { encoding: 'utf8', maxBuffer: 64 << 20 }));
 
 /** The CLI's service plan of the scenario the page holds now. */
 async function cliService(page) {
-  const path = join(mkdtempSync(join(tmpdir(), 'gpufare-serving-')), 'scenario.json');
-  writeFileSync(path, JSON.stringify(await saved(page)));
-  const plan = cli(['plan', '--scenario', path, '--format', 'json']);
+  const plan = await cliPlanOf(page);
   assert.ok(plan.service, 'the CLI prices the service');
   return plan.service;
 }

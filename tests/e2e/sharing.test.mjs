@@ -13,14 +13,11 @@ import { writeFileSync, mkdtempSync } from 'node:fs';
 import { join, dirname } from 'node:path';
 import { tmpdir } from 'node:os';
 import { fileURLToPath } from 'node:url';
-import { execFileSync } from 'node:child_process';
-import { launch, openPage, openPanel, settled } from './browser.mjs';
+import { cliOptions, launch, openPage, openPanel, saved, settled } from './browser.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const BASE = process.env.GPUFARE_URL;
 assert.ok(BASE, 'GPUFARE_URL must point at the served site (run through `cargo xtask e2e`)');
-const BIN = process.env.GPUFARE_BIN;
-assert.ok(BIN, 'GPUFARE_BIN must name the gpufare binary built in this run');
 
 /** What each language calls things the tests look for. */
 const WORDS = {
@@ -62,17 +59,6 @@ before(async () => {
 after(async () => {
   await browser?.close();
 });
-
-/** The scenario the page saved. */
-const saved = (page) => page.evaluate(() => JSON.parse(localStorage.getItem('gpufare.scenario')));
-
-/** The CLI's plan of the scenario the page holds now, by offer id. */
-async function cliOptions(page) {
-  const path = join(mkdtempSync(join(tmpdir(), 'gpufare-sharing-')), 'scenario.json');
-  writeFileSync(path, JSON.stringify(await saved(page)));
-  const plan = JSON.parse(execFileSync(BIN, ['plan', '--scenario', path, '--format', 'json', '--trials', '200'], { encoding: 'utf8', maxBuffer: 64 << 20 }));
-  return new Map(plan.options.map((o) => [o.offer_id, o]));
-}
 
 /** A plain number with up to `digits` decimals and no trailing zeros, as the site writes it. */
 const number = (x, digits) => {
