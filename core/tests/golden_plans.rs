@@ -11,6 +11,7 @@ use gpufare_core::offers::trace::AttachedTrace;
 use gpufare_core::plan::option::OptionResult;
 use gpufare_core::plan::settings::PlanSettings;
 use gpufare_core::plan::{PlanResult, plan_with_traces};
+use gpufare_core::serving::service::plan_service;
 use gpufare_core::task::document::TaskProfile;
 use serde::Deserialize;
 use serde_json::Value;
@@ -47,6 +48,94 @@ struct Expect {
     hybrid: Option<Vec<(String, String, String)>>,
     #[serde(default)]
     options: BTreeMap<String, BTreeMap<String, Value>>,
+    /// A service task's deployments per offer (kind -> figures) and the choice across offers.
+    service: Option<ServiceExpect>,
+}
+
+#[derive(Deserialize)]
+struct ServiceExpect {
+    choice: BTreeMap<String, Value>,
+    offers: BTreeMap<String, BTreeMap<String, BTreeMap<String, Value>>>,
+}
+
+/// Whether a figure of the plan matches the hand-worked one: strings and integers exactly, a
+/// money object by its amount's value, other numbers within a relative 1e-6, arrays and objects
+/// element by element.
+fn same(got: &Value, want: &Value) -> bool {
+    match (got, want) {
+        (Value::Object(g), Value::String(w)) if g.contains_key("amount") => {
+            let amount = |v: &str| rust_decimal::Decimal::from_str_exact(v).ok();
+            g["amount"]
+                .as_str()
+                .and_then(amount)
+                .is_some_and(|g| Some(g) == amount(w))
+        }
+        (Value::Number(g), Value::Number(w)) if !(g.is_f64() || w.is_f64()) => g == w,
+        (Value::Number(g), Value::Number(w)) => {
+            let (g, w) = (g.as_f64().unwrap(), w.as_f64().unwrap());
+            (g - w).abs() <= 1e-6 * w.abs().max(1.0)
+        }
+        (Value::Array(g), Value::Array(w)) => {
+            g.len() == w.len() && g.iter().zip(w).all(|(g, w)| same(g, w))
+        }
+        (Value::Object(g), Value::Object(w)) => {
+            w.iter().all(|(k, w)| g.get(k).is_some_and(|g| same(g, w)))
+        }
+        _ => got == want,
+    }
+}
+
+fn check_service(scenario: &Scenario, result: &PlanResult, want: &ServiceExpect) {
+    let catalog = Catalog {
+        format_version: CATALOG_FORMAT_VERSION,
+        offers: scenario.offers.clone(),
+    };
+    let plan = plan_service(&scenario.task, &catalog, result)
+        .unwrap_or_else(|| panic!("{}: no service plan", scenario.name));
+    let plan = serde_json::to_value(&plan).unwrap();
+    let name = &scenario.name;
+    for (field, w) in &want.choice {
+        let got = &plan["choice"][field];
+        assert!(same(got, w), "{name}: choice.{field} = {got}, want {w}");
+    }
+    let offers = plan["offers"].as_array().unwrap();
+    let ids: Vec<&str> = offers
+        .iter()
+        .map(|o| o["offer_id"].as_str().unwrap())
+        .collect();
+    let mut want_ids: Vec<&str> = want.offers.keys().map(String::as_str).collect();
+    let mut got_ids = ids.clone();
+    got_ids.sort_unstable();
+    want_ids.sort_unstable();
+    assert_eq!(got_ids, want_ids, "{name}: offers priced");
+    for (id, kinds) in &want.offers {
+        let priced = offers
+            .iter()
+            .find(|o| o["offer_id"] == *id.as_str())
+            .unwrap();
+        let deployments = priced["deployments"].as_array().unwrap();
+        let got_kinds: Vec<&str> = deployments
+            .iter()
+            .map(|d| d["kind"].as_str().unwrap())
+            .collect();
+        let want_kinds: Vec<&str> = kinds.keys().map(String::as_str).collect();
+        let mut sorted = got_kinds.clone();
+        sorted.sort_unstable();
+        assert_eq!(sorted, want_kinds, "{name} / {id}: ways to deploy");
+        for (kind, fields) in kinds {
+            let d = deployments
+                .iter()
+                .find(|d| d["kind"] == *kind.as_str())
+                .unwrap();
+            for (field, w) in fields {
+                let got = &d[field];
+                assert!(
+                    same(got, w),
+                    "{name} / {id} / {kind}: {field} = {got}, want {w}"
+                );
+            }
+        }
+    }
 }
 
 fn json_id<T: serde::Serialize>(value: &T) -> String {
@@ -188,6 +277,9 @@ fn golden_plans_match_hand_arithmetic() {
                 })
                 .collect();
             assert_eq!(&got, phases, "{}: hybrid phases", s.name);
+        }
+        if let Some(service) = &e.service {
+            check_service(s, &result, service);
         }
         for (id, expected) in &e.options {
             let option = result

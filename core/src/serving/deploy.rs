@@ -364,6 +364,8 @@ fn money(amount: Decimal, currency: Currency) -> Money {
 }
 
 fn per_million(cost: Decimal, tokens_per_month: f64, currency: Currency) -> Option<Money> {
+    // From the month's cost as shown, so the two figures a user reads divide into each other.
+    let cost = cost.round_dp(2);
     if !(tokens_per_month.is_finite() && tokens_per_month > 0.0) {
         return None;
     }

@@ -514,6 +514,88 @@ for policy, kind in [("spot_only", {"kind": "spot_only"}), ("fallback_after_1", 
                                    **money(rent=rent)}}},
              traces=[{"offer_id": "spot", "trace": hand_trace(TICK_P)}])
 
+# 47-51: services. The replica, the replicas each hour needs and the four ways to deploy are worked
+# out by serving.py from the formulas; every offer is feasible for the plan, so each is priced.
+import serving as sv
+
+def service_expect(task, offers):
+    """The service plan's figures: for each offer its deployments, and the choice across offers."""
+    spec = task["serving"]
+    gpus = spec.get("gpus_per_replica", task.get("gpus", 1))
+    weights = spec.get("weights", "bf16")
+    metered = lambda o: o["billing_mode"] == "pay_as_you_go"
+    price = lambda o: (sv.per_gpu_hour(o), o["id"])
+    per_offer, chosen = {}, []
+    for o in offers:
+        twins = [x for x in offers if not metered(x) and (x["gpu"], x.get("gpu_count", 1), x["tenancy"])
+                 == (o["gpu"], o.get("gpu_count", 1), o["tenancy"])] if metered(o) else []
+        committed = min(twins, key=price) if twins else None
+        pools = sorted([x for x in offers if x["tenancy"] != "dedicated" and metered(x)], key=price)
+        found = None
+        for pool in pools[:8] or [None]:
+            found = sv.deployments(spec["traffic"], spec["model"], weights, gpus, o, committed, pool)
+            if "shared_pool" in found:
+                break
+        per_offer[o["id"]] = found
+        best = sv.choose(found)
+        if best:
+            chosen.append(best)
+    chosen.sort(key=lambda d: (Decimal(d["cost_per_month"]), d["offer_id"]))
+    first = chosen[0]
+    return {"choice": {"kind": first["kind"], "offer_id": first["offer_id"],
+                       "cost_per_month": first["cost_per_month"], "attainment": first["attainment"]},
+            "offers": per_offer}
+
+def service_scenario(name, why, task, offers, extra=None):
+    full = [{**OFFER, **o} for o in offers]
+    for o in full:
+        if "queue_median_hours" in o:
+            v = (0.9 - o["queue_p0"]) / (1 - o["queue_p0"])
+            o["_queue_p90_s"] = o["queue_median_hours"] * math.exp(o["queue_sigma"] * NormalDist().inv_cdf(v)) * 3600
+    expect = service_expect(task, full)
+    for o in full:
+        o.pop("_queue_p90_s", None)
+    S.append({"name": name, "why": why, "task": {**TASK, **task}, "offers": full,
+              "settings": {"currency": "CNY", "cny_per_usd": "7.2", "seed": 7, "trials": 2000},
+              "expect": {"service": expect, **(extra or {})}})
+
+def traffic(name, rps, prompt=(1155, 2734), output=(211, 424), ttft=2000, tpot=100):
+    return {"name": name, "rps_by_hour": rps,
+            "prompt_tokens": {"mean": prompt[0], "p90": prompt[1]},
+            "output_tokens": {"mean": output[0], "p90": output[1]},
+            "targets": {"ttft_p99_ms": ttft, "tpot_p99_ms": tpot}}
+
+def serve(model, t, **kw):
+    return {"kind": "inference", "work_hours": 0, "vram_gib": 20, "reference_gpu": "H100-SXM",
+            "service": {"hours_per_month": 730, "months": 1},
+            "serving": {"model": model, "traffic": t, **kw}}
+
+STEADY = traffic("steady", [0.2] * 24)
+OFFICE = traffic("office", [0.3] * 8 + [6.0] * 10 + [0.3] * 6)
+BUSY = traffic("busy office", [4.0] * 8 + [40.0] * 10 + [4.0] * 6)
+CARDS_8B = [
+    payg("h100", 16, gpu="H100-SXM"),
+    sub("h100m", "monthly", 7000, gpu="H100-SXM"),
+    payg("l4", 3.5, gpu="L4", vram_gib=24),
+    payg("l4pool", 1.2, gpu="L4", vram_gib=24, tenancy="time_sliced", gpu_fraction=0.5),
+    payg("a100pool", 4, gpu="A100-80GB", tenancy="time_sliced", gpu_fraction=0.5),
+]
+service_scenario("a steady trickle of requests", "0.2 requests/s around the clock, Llama-3.1 8B in BF16: one replica is enough everywhere; the time-sliced L4 misses 100 ms per token (its P99 is 2.5x), so the shared pool is the next one, half an A100, billed for busy hours only",
+                 serve("llama-3.1-8b", STEADY), CARDS_8B)
+service_scenario("office hours", "0.3 requests/s at night, 6 in ten office hours: a fleet for the peak idles at night; a monthly base plus pay-as-you-go bursts or autoscaling follow the day",
+                 serve("llama-3.1-8b", OFFICE), CARDS_8B)
+service_scenario("a queue before each new instance", "4 requests/s at night, 40 in office hours; the H100 offer states its queue (P0 0.5, median 3 min, sigma 1): its P90 (about 418 s) is added to the start and the load before a new replica serves",
+                 serve("llama-3.1-8b", BUSY),
+                 [payg("h100", 16, gpu="H100-SXM", queue_p0=0.5, queue_median_hours=0.05, queue_sigma=1.0),
+                  sub("h100m", "monthly", 7000, gpu="H100-SXM")])
+service_scenario("a 70B model in FP8 across two NVLinked H100s", "tensor parallelism over 2 GPUs at 0.91 each (NVLink), FP8 weights and cache on FP8 tensor cores",
+                 {**serve("llama-3.1-70b", BUSY, weights="fp8", gpus_per_replica=2), "gpus": 2, "vram_gib": 80},
+                 [payg("h100x2", 32, gpu="H100-SXM", gpu_count=2, vram_gib=80),
+                  sub("h100x2m", "monthly", 14000, gpu="H100-SXM", gpu_count=2, vram_gib=80)])
+service_scenario("a 70B model in FP8 across two L40S over PCIe", "no NVLink: 2 GPUs at 0.66 each, a straight line in log2(GPUs) between 1.0 at one and the L40S rows' 0.32 at four",
+                 {**serve("llama-3.1-70b", STEADY, weights="fp8", gpus_per_replica=2), "gpus": 2, "vram_gib": 40},
+                 [payg("l40sx2", 14, gpu="L40S", gpu_count=2, vram_gib=48)])
+
 for s in S:
     s["offers"] = [{**OFFER, **o} for o in s["offers"]]
 out = {"format_version": 1,
