@@ -1,7 +1,8 @@
 // Serving priced from traffic on the page (issue 33, item 5), in English and in Chinese: with the
 // `inference_api` preset the deployments panel shows the deployment the CLI chooses for the same
 // task (kind, offer, cost per month) and the deployments it priced; office hours at a mean of 4
-// requests a second change the kind chosen, as they do in the CLI; a pasted curve is read by
+// requests a second change the kind chosen, as they do in the CLI; the weights' precision and the
+// GPUs per replica go into the scenario and price as the CLI prices them; a pasted curve is read by
 // core's traffic CSV reader, a bad line is refused naming the line, and a good one re-prices the
 // plan; nothing English is left on the Chinese page; the printout keeps the deployment chosen and
 // why, leaves the editor, the table and the chart off, and stays one A4 page.
@@ -146,6 +147,44 @@ for (const [locale, lang] of LANGS) {
     assert.equal(rates.length, 24);
     assert.ok(Math.abs(Math.max(...rates) / 4 - 2.78) < 0.05, `peak ${Math.max(...rates)}`);
     assert.ok(Number(await page.locator('#serving-chart path.replica-line').count()) >= 2);
+  });
+
+  test(`serving: the weights' precision and the GPUs per replica go into the scenario and price as in the CLI (${lang})`, async (t) => {
+    const page = await openService(t, locale);
+    assert.equal(await page.inputValue('#serving-weights'), 'bf16', 'BF16 when the task says nothing');
+    assert.equal(await page.inputValue('#serving-gpus'), '', "empty: the task's GPUs");
+    const serving = async () => (await saved(page)).task.serving;
+    const before = await shownChoice(page);
+
+    await page.selectOption('#serving-weights', 'fp8');
+    await page.waitForFunction(() => JSON.parse(localStorage.getItem('gpufare.scenario')).task.serving.weights === 'fp8');
+    await settled(page);
+    let service = await cliService(page);
+    await showsChoice(page, service.choice, 'FP8 weights');
+    // FP8 halves the weights a replica reads per token: more requests per replica than in BF16.
+    const bf16 = cli(['plan', '--task', join(here, '../../examples/inference_api.json'), '--format', 'json']).service;
+    const capacity = (sv, id) => sv.offers.find((o) => o.offer_id === id)?.deployments[0]?.capacity.requests_per_second;
+    const id = service.offers[0].offer_id;
+    assert.ok(capacity(service, id) > capacity(bf16, id), `${id}: ${capacity(service, id)} requests/s in FP8, ${capacity(bf16, id)} in BF16`);
+
+    await page.fill('#serving-gpus', '2');
+    await page.waitForFunction(() => JSON.parse(localStorage.getItem('gpufare.scenario')).task.serving.gpus_per_replica === 2);
+    await settled(page);
+    service = await cliService(page);
+    const two = await showsChoice(page, service.choice, 'two GPUs per replica');
+    assert.ok(service.offers.every((o) => o.deployments.every((d) => d.gpus_per_replica === 2)), 'every deployment has 2 GPUs a replica');
+    assert.ok(two.cost > before.cost, `two GPUs a replica cost more: ${two.cost} against ${before.cost}`);
+
+    // Back to the defaults: the scenario no longer says either.
+    await page.fill('#serving-gpus', '');
+    await page.selectOption('#serving-weights', 'bf16');
+    await page.waitForFunction(() => {
+      const sv = JSON.parse(localStorage.getItem('gpufare.scenario')).task.serving;
+      return sv.weights == null && sv.gpus_per_replica == null;
+    });
+    assert.deepEqual(Object.keys(await serving()).filter((k) => k === 'weights' || k === 'gpus_per_replica'), []);
+    await settled(page);
+    await showsChoice(page, (await cliService(page)).choice, 'back to the defaults');
   });
 
   test(`serving: a pasted curve is read line by line; a bad line is refused naming it (${lang})`, async (t) => {

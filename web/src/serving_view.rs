@@ -19,14 +19,16 @@ use gpufare_core::numbers::problem::Problem;
 use gpufare_core::offers::default::default_catalog;
 use gpufare_core::scenario::document::Scenario;
 use gpufare_core::serving::deploy::{Deployment, DeploymentKind};
+use gpufare_core::serving::replica::MAX_GPUS_PER_REPLICA;
 use gpufare_core::serving::service::{ServiceChoice, ServicePlan, plan_service};
 use gpufare_core::task::document::ServingSpec;
 use gpufare_core::task::traffic::{
     MAX_RPS, TRAFFIC_PRESETS, Traffic, TrafficError, parse_traffic_csv, steady_api, traffic_preset,
 };
-use gpufare_core::workload::llm::arch::llm_presets;
+use gpufare_core::workload::llm::arch::{Precision, llm_presets};
 use leptos::prelude::*;
 use rust_decimal::Decimal;
+use rust_decimal::prelude::ToPrimitive;
 
 use crate::charts::policy_colour;
 use crate::fields::{CheckField, NumField, d, f, lazy_view};
@@ -283,6 +285,40 @@ fn TrafficFields(lang: ReadSignal<Lang>, scenario: RwSignal<Scenario>) -> impl I
             })
             .collect_view()
     };
+    // The weights' precision: core's id in the scenario, BF16 when none is said.
+    let weights = Memo::new(move |_| {
+        scenario.with(|s| {
+            s.task
+                .serving
+                .as_ref()
+                .and_then(|sv| sv.weights.as_deref().and_then(Precision::from_id))
+                .unwrap_or(Precision::Bf16)
+        })
+    });
+    let gpus_per_replica = Signal::derive(move || {
+        scenario.with(|s| {
+            s.task
+                .serving
+                .as_ref()
+                .and_then(|sv| sv.gpus_per_replica)
+                .map(Decimal::from)
+        })
+    });
+    let on_gpus = move |v: Option<Decimal>| {
+        update_spec(scenario, |sv| {
+            sv.gpus_per_replica = v.and_then(|v| v.trunc().to_u32());
+        });
+    };
+    let weight_options = Precision::ALL
+        .into_iter()
+        .map(|p| {
+            view! {
+                <option value=p.id() selected=move || weights.get() == p>
+                    {move || model::weight_precision(lang.get(), p)}
+                </option>
+            }
+        })
+        .collect_view();
     let shapes = TRAFFIC_PRESETS
         .into_iter()
         .chain([CUSTOM])
@@ -315,6 +351,31 @@ fn TrafficFields(lang: ReadSignal<Lang>, scenario: RwSignal<Scenario>) -> impl I
                     {models}
                 </select>
             </div>
+            <div class="field">
+                <label for="serving-weights">{move || t(lang.get(), Label::ServingWeights)}</label>
+                <select
+                    id="serving-weights"
+                    on:change=move |ev| {
+                        let id = event_target_value(&ev);
+                        update_spec(scenario, |sv| {
+                            sv.weights = (id != Precision::Bf16.id()).then_some(id);
+                        });
+                    }
+                >
+                    {weight_options}
+                </select>
+            </div>
+            <NumField
+                id="serving-gpus"
+                label=Signal::derive(move || t(lang.get(), Label::ServingGpus).to_owned())
+                value=gpus_per_replica
+                on_value=on_gpus
+                max=Decimal::from(MAX_GPUS_PER_REPLICA)
+                min=Decimal::ONE
+                whole=true
+                optional=true
+                lang=lang
+            />
             <div class="field">
                 <label for="traffic-preset">{move || t(lang.get(), Label::TrafficPreset)}</label>
                 <select

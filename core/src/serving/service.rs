@@ -87,11 +87,6 @@ pub struct ServicePlan {
 /// Shared offers tried for the pool, cheapest first.
 const MAX_POOLS_TRIED: usize = 8;
 
-/// The precision named `id` (`bf16`, `fp8`, ...).
-fn precision(id: &str) -> Option<Precision> {
-    serde_json::from_value(serde_json::Value::String(id.trim().to_owned())).ok()
-}
-
 /// Offers ordered by price per GPU-hour, then id.
 fn by_price(a: &&Offer, b: &&Offer) -> std::cmp::Ordering {
     price_per_gpu_hour(a)
@@ -127,7 +122,7 @@ pub fn plan_service(
     };
     let weights = match spec.weights.as_deref() {
         None => Precision::Bf16,
-        Some(w) => match precision(w) {
+        Some(w) => match Precision::from_id(w) {
             Some(p) => p,
             None => {
                 out.problem = Some(format!(

@@ -173,7 +173,7 @@ pub struct ServingSpec {
     pub weights: Option<String>,
     /// GPUs per replica (tensor parallel; absent: the task's `gpus`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[schemars(range(min = 1, max = 64))]
+    #[schemars(range(min = 1, max = 16))]
     pub gpus_per_replica: Option<u32>,
     /// Requests per second by hour, request sizes and latency targets.
     pub traffic: Traffic,

@@ -431,6 +431,8 @@ labels! {
     ServingOn => ("Price the service from its model and traffic", "按模型和流量为服务定价"),
     ServingEditorHint => ("Requests per second for each hour of a day (24 values) or a week (168), the size of a request and the latency targets. The plan prices four ways to deploy on every offer that can run the task.", "一天（24 个数值）或一周（168 个数值）中每小时的每秒请求数、请求的大小和延迟目标。计算会在每个能运行该任务的方案上为四种部署方式定价。"),
     ServingModel => ("Model served", "所服务的模型"),
+    ServingWeights => ("Precision of the weights", "权重精度"),
+    ServingGpus => ("GPUs per replica (tensor parallel; empty: the task's GPUs)", "每个副本的 GPU 数（张量并行；留空则用任务的 GPU 数）"),
     TrafficPreset => ("Shape of the traffic", "流量形态"),
     TrafficMean => ("Mean requests per second", "平均每秒请求数"),
     TrafficHours => ("Requests per second by hour: one value per line, or `hour,rps` lines; 24 or 168 of them. Paste a curve here.", "每小时的每秒请求数：每行一个数值，或每行 `hour,rps`；共 24 行或 168 行。可以直接粘贴一条曲线。"),

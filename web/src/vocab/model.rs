@@ -19,7 +19,7 @@ use gpufare_core::plan::option::STALE_PRICE_DAYS;
 use gpufare_core::profile::verdict::{Finding, Level, VerdictKind};
 use gpufare_core::task::document::{Sensitivity, TaskKind};
 use gpufare_core::task::policy::Policy;
-use gpufare_core::workload::llm::arch::{KvPrecision, LlmArch, LoraTargets};
+use gpufare_core::workload::llm::arch::{KvPrecision, LlmArch, LoraTargets, Precision};
 use gpufare_core::workload::quick::QuickMethod;
 
 use crate::vocab::{Label, Lang, pick, t};
@@ -482,6 +482,19 @@ pub fn quick_method(lang: Lang, m: QuickMethod) -> &'static str {
         QuickMethod::Qlora => ("QLoRA fine-tune (rank 16)", "QLoRA 微调（秩 16）"),
         QuickMethod::Lora => ("LoRA fine-tune (rank 16)", "LoRA 微调（秩 16）"),
         QuickMethod::Full => ("full fine-tune (AdamW)", "全参数微调（AdamW）"),
+    };
+    pick(lang, en, zh)
+}
+
+/// The precision a served model's weights are stored and read in.
+pub fn weight_precision(lang: Lang, p: Precision) -> &'static str {
+    let (en, zh) = match p {
+        Precision::Fp32 => ("32-bit (fp32)", "32 位（fp32）"),
+        Precision::Bf16 => ("16-bit (bf16/fp16)", "16 位（bf16/fp16）"),
+        Precision::Fp8 => ("8-bit float (fp8)", "8 位浮点（fp8）"),
+        Precision::Int8 => ("8-bit integer (int8)", "8 位整数（int8）"),
+        Precision::Int4 => ("4-bit integer (int4)", "4 位整数（int4）"),
+        Precision::Nf4 => ("4-bit NormalFloat (nf4)", "4 位正态浮点（nf4）"),
     };
     pick(lang, en, zh)
 }
