@@ -126,6 +126,19 @@ impl IoRates {
             .map(|r| gb * 1000.0 / r / 3600.0)
     }
 
+    /// The rate a new instance gets a model's weights at, GB/s: the slower of the measured disk
+    /// read and network download (the weights come over the one and are read from the other),
+    /// whichever are known; `None` when neither was measured.
+    pub fn load_gb_per_second(&self) -> Option<f64> {
+        let disk = self.disk_read_mb_s.map(|r| r / 1000.0);
+        let network = self.download_mbit_s.map(|r| r / 8000.0);
+        [disk, network]
+            .into_iter()
+            .flatten()
+            .filter(|r| r.is_finite() && *r > 0.0)
+            .reduce(f64::min)
+    }
+
     /// Hours to download `gb`, when the rate is known.
     pub fn download_hours(&self, gb: f64) -> Option<f64> {
         self.download_mbit_s
@@ -432,5 +445,31 @@ impl Offer {
             estimate: false,
             estimate_note: None,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::IoRates;
+
+    #[test]
+    fn weights_load_at_the_slower_of_the_measured_rates() {
+        let none = IoRates::default();
+        assert_eq!(none.load_gb_per_second(), None);
+        let disk = IoRates {
+            disk_read_mb_s: Some(500.0),
+            download_mbit_s: None,
+        };
+        assert_eq!(disk.load_gb_per_second(), Some(0.5));
+        let both = IoRates {
+            download_mbit_s: Some(2000.0),
+            ..disk
+        };
+        assert_eq!(both.load_gb_per_second(), Some(0.25));
+        let broken = IoRates {
+            disk_read_mb_s: Some(0.0),
+            download_mbit_s: Some(f64::NAN),
+        };
+        assert_eq!(broken.load_gb_per_second(), None);
     }
 }

@@ -162,6 +162,32 @@ identifiers!(DeploymentKind {
     SharedPool => "shared_pool",
 });
 
+/// The load of a new replica's weights: seconds, at what rate, and whether the rate was measured
+/// on the machine (an offer's `io`, from a probe profile or the catalog) or is the default.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct ModelLoad {
+    /// Seconds to get the weights onto the GPUs.
+    pub seconds: f64,
+    /// The rate, GB/s (10^9 bytes per second).
+    pub gb_per_second: f64,
+    /// Whether the rate is the offer's measured disk or network rate (`IoRates::load_gb_per_second`).
+    pub measured: bool,
+}
+
+impl ModelLoad {
+    /// Loading `weight_bytes` on `offer`: at its measured rate when it has one, else at the
+    /// settings' default.
+    pub fn of(weight_bytes: f64, offer: &Offer, settings: &DeploySettings) -> ModelLoad {
+        let measured = offer.io.and_then(|io| io.load_gb_per_second());
+        let gb_per_second = measured.unwrap_or(settings.load_gb_per_second);
+        ModelLoad {
+            seconds: weight_bytes / (gb_per_second * 1e9),
+            gb_per_second,
+            measured: measured.is_some(),
+        }
+    }
+}
+
 /// One deployment priced.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct Deployment {
@@ -192,6 +218,9 @@ pub struct Deployment {
     /// Seconds from wanting a replica to its serving, when replicas are added.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub scale_up_seconds: Option<f64>,
+    /// How a new replica's weights are loaded (autoscaling and bursts).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub model_load: Option<ModelLoad>,
     /// GPU-hours billed per month.
     pub gpu_hours_per_month: f64,
     /// How the figures were obtained, in words.
@@ -456,7 +485,7 @@ pub fn price_deployments(
         } else {
             0.0
         };
-        let load = o.replica.weight_bytes() / (settings.load_gb_per_second * 1e9);
+        let load = ModelLoad::of(o.replica.weight_bytes(), o.offer, settings);
         (queue, settings.instance_start_seconds, load)
     };
 
@@ -499,6 +528,7 @@ pub fn price_deployments(
                     replicas_by_hour: running,
                     base_replicas: n,
                     scale_up_seconds: None,
+                    model_load: None,
                     gpu_hours_per_month: gpu_hours,
                     notes,
                 });
@@ -524,7 +554,8 @@ pub fn price_deployments(
                 .into_iter()
                 .map(|n| n.clamp(settings.min_replicas, settings.max_replicas))
                 .collect();
-            let (queue, start, load) = delay_of(o);
+            let (queue, start, model_load) = delay_of(o);
+            let load = model_load.seconds;
             let delay = queue + start + load;
             let w = walk(rps, 0, 0.0, &want, cap, (delay, start + load), o);
             let gpu_hours = w.burst_gpu_hours * month;
@@ -546,15 +577,21 @@ pub fn price_deployments(
                 replicas_by_hour: w.running,
                 base_replicas: settings.min_replicas,
                 scale_up_seconds: Some(delay),
+                model_load: Some(model_load),
                 gpu_hours_per_month: gpu_hours,
                 notes: vec![
                     base_note(o),
                     format!(
-                        "{}-{} replicas; a new one serves after {delay:.0} s: queue P90 {queue:.0} s + instance start {start:.0} s + model load {load:.0} s ({:.1} GB at {} GB/s)",
+                        "{}-{} replicas; a new one serves after {delay:.0} s: queue P90 {queue:.0} s + instance start {start:.0} s + model load {load:.0} s ({:.1} GB at {:.2} GB/s, {})",
                         settings.min_replicas,
                         settings.max_replicas,
                         o.replica.weight_bytes() / 1e9,
-                        settings.load_gb_per_second
+                        model_load.gb_per_second,
+                        if model_load.measured {
+                            "the slower of the disk and network rates measured on the machine"
+                        } else {
+                            "the default rate; a probe profile's measured rates replace it"
+                        }
                     ),
                     format!("{} replica starts per {hours}-hour period", w.starts),
                 ],
@@ -594,7 +631,8 @@ pub fn price_deployments(
         (Some(Ok(c)), Ok(d)) => {
             let base_cap = c.capacity.requests_per_second;
             let burst_cap = d.capacity.requests_per_second;
-            let (queue, start, load) = delay_of(d);
+            let (queue, start, model_load) = delay_of(d);
+            let load = model_load.seconds;
             let delay = queue + start + load;
             let mut candidates: Vec<u32> = replicas_by_hour(rps, base_cap, settings.headroom)
                 .into_iter()
@@ -662,6 +700,7 @@ pub fn price_deployments(
                     replicas_by_hour: w.running,
                     base_replicas: b,
                     scale_up_seconds: Some(delay),
+                    model_load: Some(model_load),
                     gpu_hours_per_month: base_gpu_hours + w.burst_gpu_hours * month,
                     notes: vec![
                         base_note(c),
@@ -719,6 +758,7 @@ pub fn price_deployments(
                 replicas_by_hour: busy,
                 base_replicas: 0,
                 scale_up_seconds: None,
+                model_load: None,
                 gpu_hours_per_month: gpu_hours,
                 notes: vec![
                     base_note(&s),

@@ -514,7 +514,7 @@ for policy, kind in [("spot_only", {"kind": "spot_only"}), ("fallback_after_1", 
                                    **money(rent=rent)}}},
              traces=[{"offer_id": "spot", "trace": hand_trace(TICK_P)}])
 
-# 47-51: services. The replica, the replicas each hour needs and the four ways to deploy are worked
+# 47-52: services. The replica, the replicas each hour needs and the four ways to deploy are worked
 # out by serving.py from the formulas; every offer is feasible for the plan, so each is priced.
 import serving as sv
 
@@ -587,6 +587,10 @@ service_scenario("office hours", "0.3 requests/s at night, 6 in ten office hours
 service_scenario("a queue before each new instance", "4 requests/s at night, 40 in office hours; the H100 offer states its queue (P0 0.5, median 3 min, sigma 1): its P90 (about 418 s) is added to the start and the load before a new replica serves",
                  serve("llama-3.1-8b", BUSY),
                  [payg("h100", 16, gpu="H100-SXM", queue_p0=0.5, queue_median_hours=0.05, queue_sigma=1.0),
+                  sub("h100m", "monthly", 7000, gpu="H100-SXM")])
+service_scenario("weights loaded at the rates measured on the machine", "the H100 offer carries a probe profile's rates, disk 500 MB/s and download 2,000 Mbit/s: the weights come at the slower, 0.25 GB/s, about 64 s instead of 16 s at the default 1 GB/s",
+                 serve("llama-3.1-8b", BUSY),
+                 [payg("h100", 16, gpu="H100-SXM", io={"disk_read_mb_s": 500, "download_mbit_s": 2000}),
                   sub("h100m", "monthly", 7000, gpu="H100-SXM")])
 service_scenario("a 70B model in FP8 across two NVLinked H100s", "tensor parallelism over 2 GPUs at 0.91 each (NVLink), FP8 weights and cache on FP8 tensor cores",
                  {**serve("llama-3.1-70b", BUSY, weights="fp8", gpus_per_replica=2), "gpus": 2, "vram_gib": 80},

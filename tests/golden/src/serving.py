@@ -209,13 +209,19 @@ def deployments(traffic, model, weights, gpus, offer, committed, pool):
         out["fixed_fleet"] = min(fleets, key=lambda d: (Decimal(d["cost_per_month"]), -d["attainment"]))
 
     if cap and offer["billing_mode"] == "pay_as_you_go":
-        load = r.weights / (LOAD_GB_S * 1e9)
+        io = offer.get("io", {})
+        rates = ([io["disk_read_mb_s"] / 1000] if "disk_read_mb_s" in io else []) + \
+                ([io["download_mbit_s"] / 8000] if "download_mbit_s" in io else [])
+        rate = min(rates) if rates else LOAD_GB_S   # measured: the slower of disk and network
+        load = r.weights / (rate * 1e9)
+        model_load = {"seconds": load, "gb_per_second": rate, "measured": bool(rates)}
         delay = offer.get("_queue_p90_s", 0.0) + START_S + load
         want = [min(max(needed(x, cap["requests_per_second"]), 1), MAX_REPLICAS) for x in rps]
         w = autoscale(rps, 0, 0.0, want, cap["requests_per_second"], delay, START_S + load, offer, gpus)
         gh = w["gpu_hours"] * month
         out["autoscaling"] = priced("autoscaling", offer, cap, per_gpu_hour(offer) * dec6(gh), w["attainment"],
-                                    w["running"], {"scale_up_seconds": delay, "gpu_hours_per_month": gh})
+                                    w["running"], {"scale_up_seconds": delay, "model_load": model_load,
+                                                   "gpu_hours_per_month": gh})
         if committed:
             cc = replica(committed)[1]
             base_cap = cc["requests_per_second"]
@@ -233,7 +239,7 @@ def deployments(traffic, model, weights, gpus, offer, committed, pool):
                 key = (not meets, cost if meets else -w["attainment"], cost)
                 if best is None or key < best[0]:
                     best = (key, priced("reserved_base", committed, cc, cost, w["attainment"], w["running"],
-                                        {"base_replicas": b, "burst_offer_id": offer["id"],
+                                        {"base_replicas": b, "burst_offer_id": offer["id"], "model_load": model_load,
                                          "gpu_hours_per_month": base_gh + w["gpu_hours"] * month}))
             out["reserved_base"] = best[1]
     if pool:
