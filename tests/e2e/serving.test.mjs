@@ -147,6 +147,17 @@ for (const [locale, lang] of LANGS) {
     assert.equal(rates.length, 24);
     assert.ok(Math.abs(Math.max(...rates) / 4 - 2.78) < 0.05, `peak ${Math.max(...rates)}`);
     assert.ok(Number(await page.locator('#serving-chart path.replica-line').count()) >= 2);
+    // How long a new replica takes on the chosen offers, as core worked it out, and that its load
+    // rate is the default (no profile measured this machine).
+    const group = service.offers.find((o) => o.deployments.some((d) => d.kind === service.choice.kind && d.offer_id === service.choice.offer_id));
+    const scaled = group.deployments.find((d) => d.scale_up_seconds != null);
+    const line = page.locator('#serving-scale-up');
+    assert.ok(Math.abs(Number(await line.getAttribute('data-seconds')) - scaled.scale_up_seconds) < 0.001,
+      `scale-up ${await line.getAttribute('data-seconds')} s on the page, ${scaled.scale_up_seconds} s in the CLI`);
+    assert.ok(Math.abs(Number(await line.getAttribute('data-load')) - scaled.model_load.seconds) < 0.001);
+    assert.equal(await line.getAttribute('data-measured'), 'false');
+    assert.equal(scaled.model_load.measured, false);
+    assert.match(await line.textContent(), lang === 'zh' ? /默认速率/ : /the default rate/);
   });
 
   test(`serving: the weights' precision and the GPUs per replica go into the scenario and price as in the CLI (${lang})`, async (t) => {

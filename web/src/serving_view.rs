@@ -745,6 +745,49 @@ fn panel_view(lang: Lang, p: &Priced) -> impl IntoView + use<> {
             </p>
         }
     });
+    // How long a new replica takes on the chosen offer, and where its load rate comes from.
+    let scale_up = group
+        .and_then(|g| {
+            g.deployments
+                .iter()
+                .find_map(|x| Some((x, x.scale_up_seconds?, x.model_load?)))
+        })
+        .map(|(dep, delay, load)| {
+            let offer = dep
+                .burst_offer_id
+                .clone()
+                .unwrap_or_else(|| dep.offer_id.clone());
+            let source = t(
+                lang,
+                if load.measured {
+                    Label::ServingLoadMeasured
+                } else {
+                    Label::ServingLoadDefault
+                },
+            );
+            let text = fill(
+                t(lang, Label::ServingScaleUp),
+                vec![
+                    ("offer", offer_id(&offer)),
+                    ("delay", format::number(delay, 0).into_any()),
+                    ("load", format::number(load.seconds, 0).into_any()),
+                    ("rate", format::number(load.gb_per_second, 2).into_any()),
+                    ("source", source.into_any()),
+                ],
+            );
+            view! {
+                <p
+                    class="hint"
+                    id="serving-scale-up"
+                    data-offer=offer.clone()
+                    data-seconds=format!("{delay:.3}")
+                    data-load=format!("{:.3}", load.seconds)
+                    data-measured=load.measured.to_string()
+                >
+                    {text}
+                </p>
+            }
+        });
     let chart = group.map(|g| {
         let series: Vec<(DeploymentKind, Vec<f64>)> = g
             .deployments
@@ -770,6 +813,7 @@ fn panel_view(lang: Lang, p: &Priced) -> impl IntoView + use<> {
             {choice}
             {problem}
             {table}
+            {scale_up}
             {chart}
         </section>
     }
