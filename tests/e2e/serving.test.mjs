@@ -2,7 +2,8 @@
 // `inference_api` preset the deployments panel shows the deployment the CLI chooses for the same
 // task (kind, offer, cost per month) and the deployments it priced; office hours at a mean of 4
 // requests a second change the kind chosen, as they do in the CLI; the weights' precision and the
-// GPUs per replica go into the scenario and price as the CLI prices them; a pasted curve is read by
+// GPUs per replica go into the scenario and price as the CLI prices them; a curve drawn with the
+// pointer does too, once the pointer is released; a pasted curve is read by
 // core's traffic CSV reader, a bad line is refused naming the line, and a good one re-prices the
 // plan; nothing English is left on the Chinese page; the printout keeps the deployment chosen and
 // why, leaves the editor, the table and the chart off, and stays one A4 page.
@@ -196,6 +197,47 @@ for (const [locale, lang] of LANGS) {
     assert.deepEqual(Object.keys(await serving()).filter((k) => k === 'weights' || k === 'gpus_per_replica'), []);
     await settled(page);
     await showsChoice(page, (await cliService(page)).choice, 'back to the defaults');
+  });
+
+  test(`serving: a curve drawn with the pointer goes into the scenario and prices as in the CLI (${lang})`, async (t) => {
+    const page = await openService(t, locale);
+    const svg = page.locator('#traffic-draw');
+    await svg.scrollIntoViewIfNeeded();
+    const top = Number(await svg.getAttribute('data-top'));
+    assert.ok(top >= 1, `the drawing reaches ${top} requests/s`);
+    const box = await svg.boundingBox();
+    // View-box units (640 x 160; bars from x 44 to 624, rates from y 134 (0) up to y 14 (top)).
+    const at = (hour, share) => ({
+      x: box.x + ((44 + (hour + 0.5) / 24 * 580) / 640) * box.width,
+      y: box.y + ((134 - share * 120) / 160) * box.height,
+    });
+    // From half the top at hour 0 to nine tenths of it at hour 23, in a few quick moves: the
+    // hours between the pointer's stops are filled in a straight line.
+    const start = at(0, 0.5);
+    await page.mouse.move(start.x, start.y);
+    await page.mouse.down();
+    for (const h of [5, 11, 17, 23]) {
+      const p = at(h, 0.5 + 0.4 * h / 23);
+      await page.mouse.move(p.x, p.y, { steps: 2 });
+    }
+    // Nothing changes in the scenario before the pointer is released.
+    assert.equal((await saved(page)).task.serving.traffic.name, 'steady_api');
+    await page.mouse.up();
+    await page.waitForFunction(() => JSON.parse(localStorage.getItem('gpufare.scenario')).task.serving.traffic.name === 'custom');
+    const rates = (await saved(page)).task.serving.traffic.rps_by_hour;
+    assert.equal(rates.length, 24);
+    const near = (got, want, what) => assert.ok(Math.abs(got - want) <= 0.03 * top, `${what}: ${got}, want about ${want}`);
+    near(rates[0], 0.5 * top, 'hour 0');
+    near(rates[23], 0.9 * top, 'hour 23');
+    for (let h = 1; h < 24; h++) assert.ok(rates[h] >= rates[h - 1] - 0.02 * top, `rising at hour ${h}: ${rates}`);
+    // The box and the bars show the drawn curve; the plan follows it.
+    const typed = (await page.inputValue('#traffic-hours')).split('\n').map(Number);
+    assert.deepEqual(typed, rates);
+    const bars = await page.locator('#traffic-draw rect.curve-bar').evaluateAll((rs) => rs.map((r) => Number(r.dataset.rps)));
+    assert.deepEqual(bars, rates);
+    assert.equal(await page.inputValue('#traffic-preset'), 'custom');
+    await settled(page);
+    await showsChoice(page, (await cliService(page)).choice, 'a drawn curve');
   });
 
   test(`serving: a pasted curve is read line by line; a bad line is refused naming it (${lang})`, async (t) => {

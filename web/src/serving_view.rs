@@ -419,6 +419,7 @@ fn TrafficFields(lang: ReadSignal<Lang>, scenario: RwSignal<Scenario>) -> impl I
                 {move || refused.with(|e| e.as_ref().map(|e| traffic_error(lang.get(), e)))}
             </p>
         </div>
+        <CurveDrawer lang=lang scenario=scenario curve=curve />
         <div class="grid2">
             {traffic_num(lang, scenario, "prompt-mean", Label::PromptMean, Decimal::ONE, 1_000_000,
                 |t| t.prompt_tokens.mean, |t, v| t.prompt_tokens.mean = v)}
@@ -432,6 +433,188 @@ fn TrafficFields(lang: ReadSignal<Lang>, scenario: RwSignal<Scenario>) -> impl I
                 |t| t.targets.ttft_p99_ms, |t, v| t.targets.ttft_p99_ms = v)}
             {traffic_num(lang, scenario, "tpot-target", Label::TpotTarget, Decimal::new(1, 3), 3_600_000,
                 |t| t.targets.tpot_p99_ms, |t, v| t.targets.tpot_p99_ms = v)}
+        </div>
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// The curve drawn with the pointer.
+
+/// The drawing area of [`CurveDrawer`], in its view box's units.
+const DRAW: (f64, f64, f64, f64) = (44.0, 624.0, 14.0, 134.0);
+
+/// The value a drawn curve may reach: the next round figure above 1.5 times the curve's peak
+/// (at least 1 request/s), so a drag can raise the peak by half at a time.
+fn drawing_top(curve: &[f64]) -> f64 {
+    let peak = curve.iter().copied().fold(0.0, f64::max);
+    let want = (peak * 1.5).max(1.0);
+    let step = crate::charts::nice_step(want);
+    ((want / step).ceil() * step).min(MAX_RPS)
+}
+
+/// The hour and rate under a point of the drawing, in view-box units.
+fn hour_and_rate(x: f64, y: f64, hours: usize, top: f64) -> (usize, f64) {
+    let (left, right, upper, lower) = DRAW;
+    let share = ((x - left) / (right - left)).clamp(0.0, 0.999_999);
+    let hour = (share * hours as f64) as usize;
+    let rate = ((lower - y) / (lower - upper)).clamp(0.0, 1.0) * top;
+    (
+        hour.min(hours.saturating_sub(1)),
+        (rate * 100.0).round() / 100.0,
+    )
+}
+
+/// The rates by hour as bars one can draw on: press and drag across the hours to set each to the
+/// height under the pointer (hours skipped by a quick move are filled in a straight line). The
+/// drawn curve goes into the scenario when the pointer is released, as a curve of one's own.
+#[component]
+fn CurveDrawer(
+    lang: ReadSignal<Lang>,
+    scenario: RwSignal<Scenario>,
+    curve: Memo<Vec<f64>>,
+) -> impl IntoView {
+    // The curve being drawn, its top, and the last hour and rate drawn.
+    let draft = RwSignal::new(None::<(Vec<f64>, f64)>);
+    let last = RwSignal::new(None::<(usize, f64)>);
+    let shown = move || {
+        draft.with(|d| match d {
+            Some((c, top)) => (c.clone(), *top),
+            None => {
+                let c = curve.get();
+                let top = drawing_top(&c);
+                (c, top)
+            }
+        })
+    };
+    // A point of the SVG in view-box units, from a pointer event.
+    let to_box = |ev: &leptos::ev::PointerEvent| -> Option<(f64, f64)> {
+        let target = ev.current_target()?;
+        let el: &web_sys::Element = wasm_bindgen::JsCast::dyn_ref(&target)?;
+        let rect = el.get_bounding_client_rect();
+        if rect.width() <= 0.0 || rect.height() <= 0.0 {
+            return None;
+        }
+        let x = (f64::from(ev.client_x()) - rect.left()) / rect.width() * 640.0;
+        let y = (f64::from(ev.client_y()) - rect.top()) / rect.height() * 160.0;
+        Some((x, y))
+    };
+    let paint = move |x: f64, y: f64| {
+        draft.update(|d| {
+            let Some((c, top)) = d else { return };
+            let (hour, rate) = hour_and_rate(x, y, c.len(), *top);
+            match last.get_untracked() {
+                Some((from, was)) if from != hour => {
+                    let (lo, hi) = (from.min(hour), from.max(hour));
+                    for h in lo..=hi {
+                        let t = (h as f64 - from as f64) / (hour as f64 - from as f64);
+                        if let Some(v) = c.get_mut(h) {
+                            *v = ((was + t * (rate - was)) * 100.0).round() / 100.0;
+                        }
+                    }
+                }
+                _ => {
+                    if let Some(v) = c.get_mut(hour) {
+                        *v = rate;
+                    }
+                }
+            }
+            last.set(Some((hour, rate)));
+        });
+    };
+    let on_down = move |ev: leptos::ev::PointerEvent| {
+        let Some((x, y)) = to_box(&ev) else { return };
+        ev.prevent_default();
+        if let Some(target) = ev.current_target()
+            && let Some(el) = wasm_bindgen::JsCast::dyn_ref::<web_sys::Element>(&target)
+        {
+            let _ = el.set_pointer_capture(ev.pointer_id());
+        }
+        let c = curve.get_untracked();
+        let top = drawing_top(&c);
+        draft.set(Some((c, top)));
+        last.set(None);
+        paint(x, y);
+    };
+    let on_move = move |ev: leptos::ev::PointerEvent| {
+        if draft.with_untracked(Option::is_none) {
+            return;
+        }
+        if let Some((x, y)) = to_box(&ev) {
+            paint(x, y);
+        }
+    };
+    let on_up = move |_: leptos::ev::PointerEvent| {
+        let Some((drawn, _)) = draft.get_untracked() else {
+            return;
+        };
+        draft.set(None);
+        last.set(None);
+        if !curve.with_untracked(|c| same_curve(c, &drawn)) {
+            update_spec(scenario, |sv| {
+                sv.traffic.rps_by_hour = drawn;
+                sv.traffic.name = CUSTOM.to_owned();
+            });
+        }
+    };
+    let bars = move || {
+        let (c, top) = shown();
+        let (left, right, upper, lower) = DRAW;
+        let width = (right - left) / c.len().max(1) as f64;
+        c.iter()
+            .enumerate()
+            .map(|(h, v)| {
+                let height = (v / top).clamp(0.0, 1.0) * (lower - upper);
+                view! {
+                    <rect
+                        class="curve-bar"
+                        data-hour=h.to_string()
+                        data-rps=format!("{v}")
+                        x=format!("{:.2}", left + h as f64 * width + width * 0.1)
+                        y=format!("{:.2}", lower - height)
+                        width=format!("{:.2}", width * 0.8)
+                        height=format!("{height:.2}")
+                    />
+                }
+            })
+            .collect_view()
+    };
+    let axis = move || {
+        let (c, top) = shown();
+        let (left, right, upper, lower) = DRAW;
+        let hours = c.len().max(1);
+        let every = if hours > 24 { 24 } else { 6 };
+        let ticks = (0..=hours).step_by(every).map(move |h| {
+            let x = left + h as f64 / hours as f64 * (right - left);
+            view! { <text x=format!("{x:.1}") y=format!("{}", lower + 16.0) text-anchor="middle" class="chart-label">{h.to_string()}</text> }
+        });
+        view! {
+            <line x1=format!("{left}") x2=format!("{right}") y1=format!("{lower}") y2=format!("{lower}") class="chart-axis" />
+            <line x1=format!("{left}") x2=format!("{right}") y1=format!("{upper}") y2=format!("{upper}") class="chart-grid" />
+            <text x=format!("{}", left - 6.0) y=format!("{}", upper + 4.0) text-anchor="end" class="chart-label" id="curve-top">{format::number(top, 2)}</text>
+            <text x=format!("{}", left - 6.0) y=format!("{}", lower + 4.0) text-anchor="end" class="chart-label">"0"</text>
+            {ticks.collect_view()}
+        }
+    };
+    view! {
+        <div class="field">
+            <p class="hint" id="curve-draw-hint">{move || t(lang.get(), Label::TrafficDrawHint)}</p>
+            <svg
+                id="traffic-draw"
+                class="chart curve-draw"
+                viewBox="0 0 640 160"
+                role="img"
+                data-top=move || format!("{}", shown().1)
+                aria-labelledby="curve-draw-title"
+                aria-describedby="curve-draw-hint"
+                on:pointerdown=on_down
+                on:pointermove=on_move
+                on:pointerup=on_up
+                on:pointercancel=on_up
+            >
+                <title id="curve-draw-title">{move || t(lang.get(), Label::TrafficDrawTitle)}</title>
+                {axis}
+                {bars}
+            </svg>
         </div>
     }
 }

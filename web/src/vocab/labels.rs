@@ -436,6 +436,8 @@ labels! {
     TrafficPreset => ("Shape of the traffic", "流量形态"),
     TrafficMean => ("Mean requests per second", "平均每秒请求数"),
     TrafficHours => ("Requests per second by hour: one value per line, or `hour,rps` lines; 24 or 168 of them. Paste a curve here.", "每小时的每秒请求数：每行一个数值，或每行 `hour,rps`；共 24 行或 168 行。可以直接粘贴一条曲线。"),
+    TrafficDrawTitle => ("Requests per second by hour, drawn", "每小时的每秒请求数（可绘制）"),
+    TrafficDrawHint => ("Or draw the curve: press on the bars and drag across the hours; each hour takes the height under the pointer. The drawn curve is used when you let go.", "也可以直接绘制曲线：在柱状图上按住并横向拖动，每个小时取指针所在的高度；松开后使用绘制的曲线。"),
     PromptMean => ("Prompt tokens per request (mean)", "每个请求的输入 token 数（平均）"),
     PromptP90 => ("Prompt tokens per request (P90)", "每个请求的输入 token 数（P90）"),
     OutputMean => ("Output tokens per request (mean)", "每个请求的输出 token 数（平均）"),
