@@ -627,6 +627,17 @@ fn table(b: &Budget, top: usize) -> String {
                 c.exposed_s_per_step,
                 c.share * 100.0
             );
+            if let Some(tl) = c.tensor_link.filter(|_| c.tensor_parallel > 1) {
+                let _ = writeln!(
+                    s,
+                    "  {:<32} of which tensor parallel in groups of {} over {} ({:.2} GB/s): {:.2} s, all exposed",
+                    "",
+                    c.tensor_parallel,
+                    tl.link.id(),
+                    tl.gb_s,
+                    c.tensor_s_per_step
+                );
+            }
         }
     }
     if !b.hybrid.is_empty() {

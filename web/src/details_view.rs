@@ -280,11 +280,30 @@ fn report(lang: Lang, shown: Shown) -> impl IntoView {
                 " · {bw} GB/s · {gpus} 张卡，{nodes} 个节点 · 计算 {compute} 秒，通信 {comm} 秒，其中 {exposed} 秒未被掩盖（占每步的 {share}）"
             ),
         };
+        // Tensor parallelism inside each group, over its own (NVLink) link.
+        let tensor = c.tensor_link.filter(|_| c.tensor_parallel > 1).map(|tl| {
+            let (tp, tbw, ts) = (c.tensor_parallel, n(tl.gb_s), n(c.tensor_s_per_step));
+            let (before, after) = match lang {
+                Lang::En => (
+                    format!("; of which tensor parallel in groups of {tp} over "),
+                    format!(" ({tbw} GB/s): {ts} s, all exposed"),
+                ),
+                Lang::Zh => (
+                    format!("；其中 {tp} 卡一组的张量并行经 "),
+                    format!("（{tbw} GB/s）：{ts} 秒，全部未被掩盖"),
+                ),
+            };
+            view! {
+                <span class="tensor-parallel" data-tp=tp.to_string() data-seconds=format!("{:.6}", c.tensor_s_per_step)>
+                    {before}<span translate="no">{model::link(lang, tl.link)}</span>{after}
+                </span>
+            }
+        });
         fact(
             Label::CommunicationUsed,
             "communication",
             Some(c.link.id()),
-            view! { <span translate="no">{model::link(lang, c.link)}</span><span>{text}</span> }
+            view! { <span translate="no">{model::link(lang, c.link)}</span><span>{text}</span>{tensor} }
                 .into_any(),
         )
     });

@@ -44,6 +44,27 @@ pub fn interconnect(offer: &Offer) -> Interconnect {
     }
 }
 
+/// The GPUs of `offer` that share one NVLink domain (NVLink between every pair, or a bridged
+/// pair): the GPUs of a node joined by NVLink, else 1 (no tensor-parallel group can span more).
+pub fn nvlink_domain(offer: &Offer) -> u32 {
+    let per_node = offer.gpus_per_node.unwrap_or(offer.gpu_count).max(1);
+    match find_gpu(&offer.gpu) {
+        Some(gpu)
+            if interconnect(offer) == Interconnect::Nvlink
+                && nvlink_busbw(gpu, per_node).is_some() =>
+        {
+            per_node
+        }
+        // More cards than a bridge joins: only its pairs share NVLink.
+        Some(gpu)
+            if interconnect(offer) == Interconnect::Nvlink && nvlink_busbw(gpu, 2).is_some() =>
+        {
+            per_node.min(2)
+        }
+        _ => 1,
+    }
+}
+
 /// The links `gpus` GPUs of `offer` use; `None` for one GPU or an unknown card.
 pub fn links(offer: &Offer, gpus: u32) -> Option<OfferLinks> {
     if gpus <= 1 {

@@ -12,6 +12,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::hardware::gpu::find_gpu;
 use crate::offers::billing::BillingMode;
+use crate::offers::links::nvlink_domain;
 use crate::offers::offer::Offer;
 use crate::offers::tenancy::Tenancy;
 use crate::plan::reason::{Reason, RuleId};
@@ -65,6 +66,8 @@ pub struct Needs {
     pub interruptible: bool,
     /// The longest queue wait the job accepts at the 90th percentile, hours.
     pub max_queue_hours: Option<f64>,
+    /// GPUs of each tensor-parallel group, which must share an NVLink domain (1: none).
+    pub tensor_parallel: u32,
 }
 
 impl Needs {
@@ -76,6 +79,10 @@ impl Needs {
             sensitivity: task.sensitivity,
             interruptible: task.interruptible,
             max_queue_hours: task.max_queue_hours,
+            tensor_parallel: task
+                .data_parallel
+                .as_ref()
+                .map_or(1, |dp| dp.tensor_parallel()),
         }
     }
 
@@ -88,6 +95,7 @@ impl Needs {
             sensitivity: Sensitivity::Public,
             interruptible: true,
             max_queue_hours: None,
+            tensor_parallel: 1,
         }
     }
 }
@@ -151,6 +159,16 @@ pub fn check(needs: &Needs, offer: &Offer) -> Feasibility {
     }
     if needs.gpus > 1 && offer.tenancy.is_slice() {
         vetoes.push(Reason::new(RuleId::SlicesCannotCombine));
+    }
+    // Megatron-style tensor parallelism exchanges activations inside every layer: its groups
+    // stay inside one NVLink domain (a node's NVLink-joined GPUs).
+    let domain = nvlink_domain(offer);
+    if needs.tensor_parallel > 1 && !offer.tenancy.is_slice() && domain < needs.tensor_parallel {
+        vetoes.push(
+            Reason::new(RuleId::TensorParallelNeedsNvlink)
+                .with("tensor_parallel", needs.tensor_parallel)
+                .with("nvlink_domain", domain),
+        );
     }
 
     match needs.sensitivity {

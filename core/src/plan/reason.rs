@@ -43,6 +43,8 @@ pub enum RuleId {
     ProviderExcluded,
     /// Confidential data would leave its jurisdiction, which a border rule restricts.
     DataMustStayHome,
+    /// The task's tensor-parallel group needs more GPUs on one NVLink domain than the offer has.
+    TensorParallelNeedsNvlink,
     // Flags (a warning on a feasible offer).
     /// The task fits, but with under 10 % VRAM headroom.
     VramTight,
@@ -113,6 +115,7 @@ identifiers!(RuleId {
     OutsideMarkets => "outside_markets",
     ProviderExcluded => "provider_excluded",
     DataMustStayHome => "data_must_stay_home",
+    TensorParallelNeedsNvlink => "tensor_parallel_needs_nvlink",
     VramTight => "vram_tight",
     OomRiskNoIsolation => "oom_risk_no_isolation",
     MissingSecurityControls => "missing_security_controls",
@@ -159,6 +162,7 @@ impl RuleId {
                 | RuleId::OutsideMarkets
                 | RuleId::ProviderExcluded
                 | RuleId::DataMustStayHome
+                | RuleId::TensorParallelNeedsNvlink
         )
     }
 }
@@ -269,6 +273,11 @@ impl Reason {
                 p("max_hours")
             ),
             RuleId::UnknownGpu => format!("GPU {} is not in the spec table", p("gpu")),
+            RuleId::TensorParallelNeedsNvlink => format!(
+                "tensor parallelism over {} GPUs needs them on one NVLink domain; here {} GPU(s) share one",
+                p("tensor_parallel"),
+                p("nvlink_domain")
+            ),
             RuleId::VramTight => format!(
                 "fits with little headroom: {} of {} GiB",
                 p("need_gib"),

@@ -12,15 +12,32 @@
 //! [`DEFAULT_OVERLAP`]); what is left is exposed and adds to the step. The efficiency against
 //! linear scaling is `C / (C + exposed)`.
 //!
+//! With tensor parallelism over groups of `t` GPUs (Megatron-LM), each layer also all-reduces its
+//! activations four times a step inside the group, over its NVLink, none of it hidden; the
+//! `n / t` replicas exchange `1/t` of the gradients. `plan::feasibility` refuses an offer whose
+//! NVLink domain cannot hold a group.
+//!
 //! A task without `data_parallel` keeps the fixed `plan::performance::MULTI_GPU_EFFICIENCY`.
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use crate::hardware::links::{Link, all_reduce_seconds};
+use crate::hardware::links::{BusBandwidth, Link, all_reduce_seconds};
 use crate::offers::links::links;
 use crate::offers::offer::Offer;
 use crate::task::document::DataParallel;
+
+fn one() -> u32 {
+    1
+}
+
+fn is_one(n: &u32) -> bool {
+    *n == 1
+}
+
+fn is_zero(x: &f64) -> bool {
+    *x == 0.0
+}
 
 /// Share of the backward pass communication hides behind, unless the task says: none. PyTorch
 /// DDP and FSDP launch bucketed collectives while the backward pass still runs, but the one
@@ -48,6 +65,15 @@ pub struct Communication {
     pub link: Link,
     /// Its all-reduce bus bandwidth, GB/s.
     pub busbw_gb_s: f64,
+    /// GPUs in each tensor-parallel group (1: data parallel only).
+    #[serde(default = "one", skip_serializing_if = "is_one")]
+    pub tensor_parallel: u32,
+    /// The link inside a tensor-parallel group and its bus bandwidth.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tensor_link: Option<BusBandwidth>,
+    /// Seconds of tensor-parallel all-reduces per step (all exposed; part of `comm_s_per_step`).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub tensor_s_per_step: f64,
     /// Seconds of compute per step on each GPU.
     pub compute_s_per_step: f64,
     /// Seconds of communication per step.
@@ -72,15 +98,24 @@ pub fn communication(
     let bw = l.bottleneck();
     let steps = dp.steps.max(1) as f64;
     let compute = (single_gpu_hours * 3600.0 / (steps * f64::from(gpus))).max(0.0);
-    let trained = dp.trainable_params_b.unwrap_or(dp.params_b) * 1e9 * BYTES_PER_ELEMENT;
-    let weights = dp.params_b * 1e9 * BYTES_PER_ELEMENT;
-    let comm = if dp.sharded {
-        all_reduce_seconds(weights, gpus, bw.gb_s)
-            + all_reduce_seconds(trained, gpus, bw.gb_s) / 2.0
+    // Tensor parallelism: each group of `tp` GPUs holds 1/tp of every layer, so the data-parallel
+    // exchange is 1/tp of the bytes among the gpus/tp replicas.
+    let tp = dp.tensor_parallel().clamp(1, gpus);
+    let replicas = (gpus / tp).max(1);
+    let trained =
+        dp.trainable_params_b.unwrap_or(dp.params_b) * 1e9 * BYTES_PER_ELEMENT / f64::from(tp);
+    let weights = dp.params_b * 1e9 * BYTES_PER_ELEMENT / f64::from(tp);
+    let data = if dp.sharded {
+        all_reduce_seconds(weights, replicas, bw.gb_s)
+            + all_reduce_seconds(trained, replicas, bw.gb_s) / 2.0
     } else {
-        all_reduce_seconds(trained, gpus, bw.gb_s)
+        all_reduce_seconds(trained, replicas, bw.gb_s)
     };
-    let exposed = exposed_seconds(comm, compute, dp.overlap.unwrap_or(DEFAULT_OVERLAP));
+    let tensor = tensor_parallel_seconds(dp, offer, tp, replicas);
+    // The tensor-parallel all-reduces sit between a layer's matrix products: nothing hides them.
+    let exposed =
+        exposed_seconds(data, compute, dp.overlap.unwrap_or(DEFAULT_OVERLAP)) + tensor.seconds;
+    let comm = data + tensor.seconds;
     let step = compute + exposed;
     let (share, efficiency) = if step > 0.0 && step.is_finite() {
         (exposed / step, compute / step)
@@ -92,6 +127,9 @@ pub fn communication(
         nodes: l.nodes,
         link: bw.link,
         busbw_gb_s: bw.gb_s,
+        tensor_parallel: tp,
+        tensor_link: tensor.link,
+        tensor_s_per_step: tensor.seconds,
         compute_s_per_step: compute,
         comm_s_per_step: comm,
         exposed_s_per_step: exposed,
@@ -99,6 +137,47 @@ pub fn communication(
         efficiency: efficiency.clamp(0.0, 1.0),
     })
 }
+
+/// The tensor-parallel exchange of one optimizer step.
+struct TensorExchange {
+    seconds: f64,
+    link: Option<BusBandwidth>,
+}
+
+/// Megatron-LM's tensor parallelism (Shoeybi et al. 2019, "Megatron-LM", section 3; Narayanan
+/// et al. 2021, SC21, section 3.3): every transformer layer all-reduces its activations twice in
+/// the forward pass and twice in the backward pass, each `tokens x hidden` BF16 values of the
+/// tokens its replica processes in the step, among the `tp` GPUs of its group, inside one node.
+fn tensor_parallel_seconds(
+    dp: &DataParallel,
+    offer: &Offer,
+    tp: u32,
+    replicas: u32,
+) -> TensorExchange {
+    let (Some(hidden), Some(layers), Some(tokens)) = (dp.hidden, dp.layers, dp.tokens_per_step)
+    else {
+        return TensorExchange {
+            seconds: 0.0,
+            link: None,
+        };
+    };
+    let Some(group) = links(offer, tp) else {
+        return TensorExchange {
+            seconds: 0.0,
+            link: None,
+        };
+    };
+    let bw = group.bottleneck();
+    let bytes = tokens / f64::from(replicas) * f64::from(hidden) * BYTES_PER_ELEMENT;
+    TensorExchange {
+        seconds: ALL_REDUCES_PER_LAYER * f64::from(layers) * all_reduce_seconds(bytes, tp, bw.gb_s),
+        link: Some(bw),
+    }
+}
+
+/// All-reduces of a layer's activations per training step under tensor parallelism: two forward
+/// (after the attention and after the MLP), two backward.
+pub const ALL_REDUCES_PER_LAYER: f64 = 4.0;
 
 /// Seconds of `comm_s` a step waits for, when up to `overlap` of the backward pass of a step
 /// computing `compute_s` hides it.

@@ -227,6 +227,26 @@ pub struct DataParallel {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(range(min = 0, max = 1))]
     pub overlap: Option<f64>,
+    /// GPUs in each tensor-parallel group (Megatron-LM), 1-64 (absent: 1, data parallel only).
+    /// A group must sit inside one NVLink domain; it must divide the task's GPUs, and the data
+    /// parallel replicas are the GPUs divided by it. Needs `hidden`, `layers` and
+    /// `tokens_per_step`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(range(min = 1, max = 64))]
+    pub tensor_parallel: Option<u32>,
+    /// The model's hidden size (`hidden_size` in its config.json), for tensor parallelism.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(range(min = 1, max = 1_000_000))]
+    pub hidden: Option<u32>,
+    /// The model's transformer layers (`num_hidden_layers`), for tensor parallelism.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(range(min = 1, max = 10_000))]
+    pub layers: Option<u32>,
+    /// Tokens in one optimizer step over all replicas (global batch x sequence length), for
+    /// tensor parallelism.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(range(min = 1, max = 1_000_000_000_000i64))]
+    pub tokens_per_step: Option<f64>,
 }
 
 impl DataParallel {
@@ -257,9 +277,51 @@ impl DataParallel {
                 Problem::Probability,
             ));
         }
+        let tp = self.tensor_parallel.unwrap_or(1);
+        if !(1..=MAX_TENSOR_PARALLEL).contains(&tp) {
+            return Err(FieldError::new(
+                "data_parallel.tensor_parallel",
+                Problem::OutOfRange {
+                    min: 1.0,
+                    max: f64::from(MAX_TENSOR_PARALLEL),
+                },
+            ));
+        }
+        for (field, v, max) in [
+            ("data_parallel.hidden", self.hidden.map(f64::from), 1e6),
+            ("data_parallel.layers", self.layers.map(f64::from), 1e4),
+            ("data_parallel.tokens_per_step", self.tokens_per_step, 1e12),
+        ] {
+            match v {
+                Some(v) if !(v.is_finite() && (1.0..=max).contains(&v)) => {
+                    return Err(FieldError::new(
+                        field,
+                        Problem::OutOfRange { min: 1.0, max },
+                    ));
+                }
+                None if tp > 1 => {
+                    return Err(FieldError::new(
+                        field,
+                        Problem::RequiredWith {
+                            other: "data_parallel.tensor_parallel".to_owned(),
+                        },
+                    ));
+                }
+                _ => {}
+            }
+        }
         Ok(())
     }
+
+    /// GPUs in each tensor-parallel group (1 without tensor parallelism).
+    pub fn tensor_parallel(&self) -> u32 {
+        self.tensor_parallel.unwrap_or(1).max(1)
+    }
 }
+
+/// The largest tensor-parallel group a task may state (an NVLink domain holds 8 GPUs on HGX
+/// boards, 72 on GB200 NVL72 racks).
+pub const MAX_TENSOR_PARALLEL: u32 = 64;
 
 /// A development phase on cheap shared capacity before the main work (for the hybrid plan).
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize, JsonSchema)]
@@ -437,6 +499,10 @@ impl TaskProfile {
             steps: before.map_or(DEFAULT_DATA_PARALLEL_STEPS, |d| d.steps),
             sharded: before.is_some_and(|d| d.sharded),
             overlap: before.and_then(|d| d.overlap),
+            tensor_parallel: before.and_then(|d| d.tensor_parallel),
+            hidden: before.and_then(|d| d.hidden),
+            layers: before.and_then(|d| d.layers),
+            tokens_per_step: before.and_then(|d| d.tokens_per_step),
         });
     }
 
@@ -521,6 +587,16 @@ impl TaskProfile {
         check("gpus", f64::from(self.gpus), 1.0, 1024.0)?;
         if let Some(dp) = &self.data_parallel {
             dp.validate().map_err(TaskError::Field)?;
+            let tp = dp.tensor_parallel();
+            if !self.gpus.is_multiple_of(tp) {
+                return Err(TaskError::Field(FieldError::new(
+                    "data_parallel.tensor_parallel",
+                    Problem::NotOneOf {
+                        value: tp.to_string(),
+                        allowed: format!("a divisor of gpus ({})", self.gpus),
+                    },
+                )));
+            }
         }
         if let Some(sv) = &self.serving {
             sv.validate().map_err(TaskError::Field)?;

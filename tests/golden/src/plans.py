@@ -150,6 +150,40 @@ scenario("data-parallel training over NVLink, PCIe and two nodes on 25 Gbit/s TC
           payg("tcp", 80, gpu_count=8, interconnect="nvlink", gpus_per_node=4, node_network_gbps=25)],
          {"options": {k: {"feasible": True, "hours_expected": round(dp_hours(bw), 4),
                           **money(rent=metered(80, dp_hours(bw)))} for k, bw in DP_LINKS.items()}})
+# 18c: tensor parallelism (Megatron-LM): groups of 8 GPUs inside a node's NVLink, 2 data-parallel
+# replicas across two nodes on 200 Gbit/s RDMA (0.9 x 25 GB/s). Per step each of 16 GPUs
+# computes 3,200 h x 3600 / (1,000 x 16) = 720 s. Each layer all-reduces its activations 4 times
+# (2 forward, 2 backward): a replica's 2^21 tokens x 8,192 x 2 B among 8 GPUs at 230 GB/s, none
+# hidden; the replicas all-reduce 1/8 of the 70e9 BF16 gradients between 2 GPUs over the
+# network. A PCIe node, or NVLink nodes of 4, cannot hold a group of 8.
+def tp_step(work=3200.0, steps=1000, n=16, tp=8, params=70e9, hidden=8192, layers=80,
+            tokens=4 * 1024 * 1024, nvlink=230.0, network=0.9 * 200 / 8):
+    compute = work * 3600 / (steps * n)
+    replicas = n // tp
+    ar = lambda b, k, bw: 2 * (k - 1) / k * b / (bw * 1e9)
+    tensor = 4 * layers * ar(tokens / replicas * hidden * 2, tp, nvlink)
+    data = ar(params * 2 / tp, replicas, network)
+    return compute, tensor, data, work / n * (compute + tensor + data) / compute
+TP_C, TP_T, TP_D, TP_H = tp_step()
+scenario("tensor parallelism inside NVLink, data parallelism across nodes",
+         f"TP 8 x DP 2 on 2 nodes of 8 A100: {TP_T:.1f} s of activation all-reduces and {TP_D:.2f} s of gradients per {TP_C:.0f} s step; PCIe or 4-GPU NVLink nodes cannot hold a group of 8",
+         {"work_hours": 3200, "gpus": 16, "scales_across_gpus": True, "vram_gib": 70,
+          "data_parallel": {"params_b": 70, "steps": 1000, "tensor_parallel": 8, "hidden": 8192,
+                            "layers": 80, "tokens_per_step": 4 * 1024 * 1024}},
+         [payg("nvlink", 160, gpu_count=16, gpus_per_node=8, interconnect="nvlink",
+               node_network_gbps=200, node_network_rdma=True),
+          payg("pcie", 120, gpu_count=16, gpus_per_node=8, interconnect="pcie",
+               node_network_gbps=200, node_network_rdma=True),
+          payg("nvlink4", 140, gpu_count=16, gpus_per_node=4, interconnect="nvlink",
+               node_network_gbps=200, node_network_rdma=True)],
+         {"options": {"nvlink": {"feasible": True, "hours_expected": round(TP_H, 4),
+                                 "/communication/tensor_parallel": 8,
+                                 "/communication/tensor_s_per_step": round(TP_T, 6),
+                                 "/communication/comm_s_per_step": round(TP_T + TP_D, 6),
+                                 "/communication/compute_s_per_step": round(TP_C, 6),
+                                 **money(rent=metered(160, TP_H))},
+                      "pcie": {"feasible": False, "reasons": ["tensor_parallel_needs_nvlink"]},
+                      "nvlink4": {"feasible": False, "reasons": ["tensor_parallel_needs_nvlink"]}}})
 # 19: code check prefers shared.
 scenario("checking that code runs: shared first", "0.5 h: shared 0.50 vs dedicated 0.53; code check agrees with shared",
          {"kind": "code_check", "work_hours": 0.5, "vram_gib": 8},

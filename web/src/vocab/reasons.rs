@@ -63,6 +63,11 @@ fn chinese(r: &Reason) -> String {
             p("max_hours")
         ),
         RuleId::UnknownGpu => format!("GPU {} 不在规格表中", p("gpu")),
+        RuleId::TensorParallelNeedsNvlink => format!(
+            "{} 路张量并行需要这些 GPU 处于同一 NVLink 域；此方案每个 NVLink 域只有 {} 块 GPU",
+            p("tensor_parallel"),
+            p("nvlink_domain")
+        ),
         RuleId::VramTight => format!("显存余量很小：{} / {} GiB", p("need_gib"), p("visible_gib")),
         RuleId::OomRiskNoIsolation => "时间片共享没有显存隔离：邻居可能导致 OOM".to_owned(),
         RuleId::MissingSecurityControls => format!("缺少安全措施：{}", controls_of(&p("missing"))),
