@@ -5,12 +5,13 @@ use gpufare_core::hardware::gpu::gpu_specs;
 use gpufare_core::scenario::document::Scenario;
 use gpufare_core::task::document::{
     Bound, DEFAULT_BASE_LATENCY_MS, DEFAULT_DATA_PARALLEL_STEPS, DEFAULT_RESTART_HOURS,
-    DEFAULT_SERVICE_MONTHS, Sensitivity, TaskKind,
+    DEFAULT_SERVICE_MONTHS, MAX_TENSOR_PARALLEL, Sensitivity, TaskKind,
 };
 use gpufare_core::task::policy::{MAX_FALLBACK_AFTER, Policy};
 use gpufare_core::task::presets::{PRESET_IDS, preset};
 use leptos::prelude::*;
 use rust_decimal::Decimal;
+use rust_decimal::prelude::ToPrimitive;
 
 use crate::fields::{CheckField, NumField, d, f};
 use crate::vocab::{Label, Lang, model, t};
@@ -289,6 +290,13 @@ pub fn TaskForm(lang: ReadSignal<Lang>, scenario: RwSignal<Scenario>) -> impl In
 #[component]
 fn DataParallelFields(lang: ReadSignal<Lang>, scenario: RwSignal<Scenario>) -> impl IntoView {
     let on = move || scenario.with(|s| s.task.data_parallel.is_some());
+    let tensor = move || {
+        scenario.with(|s| {
+            s.task
+                .data_parallel
+                .is_some_and(|p| p.tensor_parallel.is_some_and(|t| t > 1))
+        })
+    };
     view! {
         <div class="data-parallel" id="data-parallel">
             <div class="grid2">
@@ -307,6 +315,22 @@ fn DataParallelFields(lang: ReadSignal<Lang>, scenario: RwSignal<Scenario>) -> i
                     {num(lang, scenario, "dp-overlap", Label::DpOverlap, 1, true,
                         |s| s.task.data_parallel.and_then(|p| p.overlap).map(d),
                         |s, v| if let Some(p) = &mut s.task.data_parallel { p.overlap = v.map(f) })}
+                    {num(lang, scenario, "dp-tensor-parallel", Label::DpTensorParallel, i64::from(MAX_TENSOR_PARALLEL), true,
+                        |s| s.task.data_parallel.and_then(|p| p.tensor_parallel).map(Decimal::from),
+                        |s, v| if let Some(p) = &mut s.task.data_parallel {
+                            p.tensor_parallel = v.and_then(|v| v.trunc().to_u32()).filter(|t| *t > 1)
+                        })}
+                </Show>
+                <Show when=tensor>
+                    {num(lang, scenario, "dp-hidden", Label::DpHidden, 1_000_000, true,
+                        |s| s.task.data_parallel.and_then(|p| p.hidden).map(Decimal::from),
+                        |s, v| if let Some(p) = &mut s.task.data_parallel { p.hidden = v.and_then(|v| v.trunc().to_u32()) })}
+                    {num(lang, scenario, "dp-layers", Label::DpLayers, 10_000, true,
+                        |s| s.task.data_parallel.and_then(|p| p.layers).map(Decimal::from),
+                        |s, v| if let Some(p) = &mut s.task.data_parallel { p.layers = v.and_then(|v| v.trunc().to_u32()) })}
+                    {num(lang, scenario, "dp-tokens", Label::DpTokens, 1_000_000_000_000, true,
+                        |s| s.task.data_parallel.and_then(|p| p.tokens_per_step).map(d),
+                        |s, v| if let Some(p) = &mut s.task.data_parallel { p.tokens_per_step = v.map(f) })}
                 </Show>
             </div>
             <Show when=on>

@@ -164,7 +164,11 @@ pub fn field(lang: Lang, name: &str) -> String {
         "data_parallel.params_b"
         | "data_parallel.trainable_params_b"
         | "data_parallel.steps"
-        | "data_parallel.overlap" => Some(Label::DataParallelField),
+        | "data_parallel.overlap"
+        | "data_parallel.tensor_parallel"
+        | "data_parallel.hidden"
+        | "data_parallel.layers"
+        | "data_parallel.tokens_per_step" => Some(Label::DataParallelField),
         "mig_profile" => Some(Label::MigProfile),
         "term_months" => Some(Label::TermMonths),
         "upfront" => Some(Label::Upfront),
