@@ -128,3 +128,47 @@ pub fn npm_packages(dir: &Path) -> Result<()> {
             .current_dir(dir),
     )
 }
+
+/// Where the test command installs the Python packages the tests use (`pip install --target`):
+/// inside `target/`, so nothing outside the checkout changes and `cargo clean` removes them.
+pub fn python_dir(root: &Path) -> std::path::PathBuf {
+    root.join("target/python")
+}
+
+/// Installs pinned Python packages from PyPI into [`python_dir`] when their module is missing:
+/// `(package, version, module)`.
+pub fn python_packages(root: &Path, packages: &[(&str, &str, &str)]) -> Result<()> {
+    let dir = python_dir(root);
+    let missing: Vec<String> = packages
+        .iter()
+        .filter(|(_, _, module)| !dir.join(module).exists())
+        .map(|(name, version, _)| format!("{name}=={version}"))
+        .collect();
+    if missing.is_empty() {
+        return Ok(());
+    }
+    let has_pip = Command::new("python3")
+        .args(["-m", "pip", "--version"])
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if !has_pip {
+        debian_packages(&[(
+            "python3-pip",
+            "/usr/lib/python3/dist-packages/pip/__init__.py",
+        )])?;
+    }
+    run_cmd(
+        Command::new("python3")
+            .args([
+                "-m",
+                "pip",
+                "install",
+                "--quiet",
+                "--disable-pip-version-check",
+                "--no-warn-script-location",
+                "--target",
+            ])
+            .arg(&dir)
+            .args(&missing),
+    )
+}

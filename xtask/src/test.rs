@@ -50,6 +50,12 @@ fn install(root: &Path) -> Result<()> {
             "/usr/share/fonts/truetype/wqy/wqy-microhei.ttc",
         ),
     ])?;
+    // The official Kubernetes OpenAPI schemas, to check the manifests `gpufare fleet k8s` writes
+    // (probe-cli/tests/k8s_schema.rs).
+    prereq::python_packages(
+        root,
+        &[("kubernetes-validate", "1.37.0", "kubernetes_validate")],
+    )?;
     prereq::npm_packages(&root.join("tests/e2e"))
 }
 

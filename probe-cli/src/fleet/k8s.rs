@@ -32,6 +32,7 @@ pub fn run(args: &K8sArgs) -> Result<()> {
 /// The manifest as YAML, with a comment on how to apply it and collect the results.
 pub fn manifest(args: &K8sArgs) -> Result<String> {
     super::check_probe_args(&args.probe_args)?;
+    check_names(args)?;
     let doc = if args.daemonset {
         daemonset(args)
     } else {
@@ -69,6 +70,67 @@ pub fn manifest(args: &K8sArgs) -> Result<String> {
         },
         name = args.name,
     ))
+}
+
+/// A DNS-1123 label: at most 63 lower-case letters, digits and '-', starting and ending with a
+/// letter or digit (Kubernetes' rule for namespaces, and for the Job and label names here).
+pub fn is_dns_label(s: &str) -> bool {
+    let ok = |c: char| c.is_ascii_lowercase() || c.is_ascii_digit();
+    (1..=63).contains(&s.len())
+        && s.chars().all(|c| ok(c) || c == '-')
+        && s.starts_with(ok)
+        && s.ends_with(ok)
+}
+
+/// A DNS-1123 subdomain: dot-separated DNS labels, at most 253 characters (claim names).
+pub fn is_dns_subdomain(s: &str) -> bool {
+    s.len() <= 253 && s.split('.').all(is_dns_label)
+}
+
+/// A label value: empty, or at most 63 letters, digits, '-', '_' and '.', starting and ending
+/// with a letter or digit.
+pub fn is_label_value(s: &str) -> bool {
+    let ok = |c: char| c.is_ascii_alphanumeric();
+    s.is_empty()
+        || (s.len() <= 63
+            && s.chars().all(|c| ok(c) || matches!(c, '-' | '_' | '.'))
+            && s.starts_with(ok)
+            && s.ends_with(ok))
+}
+
+/// Refuses, naming the flag, a name Kubernetes would refuse in the manifest.
+fn check_names(args: &K8sArgs) -> Result<()> {
+    const LABEL: &str =
+        "at most 63 lower-case letters, digits and '-', starting and ending with a letter or digit";
+    if !is_dns_label(&args.name) {
+        anyhow::bail!("--name {:?}: a Kubernetes name is {LABEL}", args.name);
+    }
+    if let Some(ns) = &args.namespace
+        && !is_dns_label(ns)
+    {
+        anyhow::bail!("--namespace {ns:?}: a namespace is {LABEL}");
+    }
+    if let Some(claim) = &args.pvc
+        && !is_dns_subdomain(claim)
+    {
+        anyhow::bail!(
+            "--pvc {claim:?}: a claim name is lower-case letters, digits, '-' and '.' ({LABEL}, between dots)"
+        );
+    }
+    if let Some(product) = &args.gpu_product
+        && !is_label_value(product)
+    {
+        anyhow::bail!(
+            "--gpu-product {product:?}: a label value is at most 63 letters, digits, '-', '_' and '.', starting and ending with a letter or digit"
+        );
+    }
+    if !args.host_path.starts_with('/') {
+        anyhow::bail!("--host-path {:?}: must be an absolute path", args.host_path);
+    }
+    if args.image.trim().is_empty() || args.image.chars().any(char::is_whitespace) {
+        anyhow::bail!("--image {:?}: an image reference has no spaces", args.image);
+    }
+    Ok(())
 }
 
 fn metadata(args: &K8sArgs) -> Value {
