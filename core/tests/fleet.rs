@@ -90,11 +90,28 @@ fn merging_the_fixtures_keeps_good_profiles_and_reports_the_rest() {
             ("vgpu-v100d-8c.json", "more.jsonl:4"),
         ]
     );
-    let damaged: BTreeMap<&str, &str> = merged
+    let damaged: BTreeMap<&str, String> = merged
         .damaged
         .iter()
-        .map(|d| (d.source.as_str(), d.reason.as_str()))
+        .map(|d| (d.source.as_str(), d.reason()))
         .collect();
+    // The typed parts the site words in its language: the line and the profile's own error.
+    let jsonl = merged
+        .damaged
+        .iter()
+        .find(|d| d.source == "more.jsonl")
+        .unwrap();
+    assert_eq!(jsonl.line, Some(2));
+    assert!(matches!(
+        jsonl.error,
+        Some(gpufare_core::ProfileError::NotJson(_))
+    ));
+    let empty = merged
+        .damaged
+        .iter()
+        .find(|d| d.source == "empty.json")
+        .unwrap();
+    assert_eq!((empty.line, &empty.error), (None, &None));
     assert_eq!(damaged.len(), 4, "{damaged:?}");
     assert!(
         damaged["truncated.json"].starts_with("not valid JSON"),

@@ -1593,7 +1593,10 @@ for (const [locale, lang] of [['en-US', 'en'], ['zh-CN', 'zh']]) {
     const summary = await page.locator('#fleet-summary').textContent();
     t.diagnostic(summary);
     assert.match(summary, lang === 'en' ? /1,000 nodes in 5 groups.*1 lines not read, 1 duplicates dropped/ : /1,000 个节点，分为 5 组.*1 行未能读取，去除重复 1 个/);
-    assert.match(await page.locator('#fleet-damaged li').textContent(), lang === 'en' ? /fleet-1000\.jsonl: line 1002: .*not valid JSON/ : /fleet-1000\.jsonl: 第 1002 行：.*JSON/);
+    // Worded from core's typed error (the line and the profile's own error), in the page's language.
+    const damagedLine = page.locator('#fleet-damaged li');
+    assert.equal(await damagedLine.getAttribute('data-line'), '1002');
+    assert.match(await damagedLine.textContent(), lang === 'en' ? /fleet-1000\.jsonl: line 1002: This file is not valid JSON \(line 1, column \d+/ : /fleet-1000\.jsonl: 第 1002 行：该文件不是有效的 JSON（/);
     // Every planted outlier is listed with its reason; no other node is out of its band.
     for (const [node, [figure]] of Object.entries(PLANTED)) {
       await findNode(page, node);

@@ -15,7 +15,6 @@ use gpufare_core::fleet::{
     fleet_factors, parse_fleet, report,
 };
 use gpufare_core::numbers::money::group_thousands;
-use gpufare_core::profile::document::{ProfileError, parse_profile};
 use gpufare_core::profile::evidence::MeasuredFactors;
 use gpufare_core::scenario::document::Scenario;
 use leptos::prelude::*;
@@ -118,20 +117,12 @@ struct NodeRow {
     gpus: String,
 }
 
-/// A line that could not be read: core's reason, and the profile's own error when the line can
-/// be read again on its own (for wording it in the page's language).
-struct DamagedLine {
-    damaged: Damaged,
-    line: Option<usize>,
-    error: Option<ProfileError>,
-}
-
 /// A fleet read from one file.
 struct Fleet {
     name: String,
     nodes: Vec<FleetNode>,
     rows: Vec<NodeRow>,
-    damaged: Vec<DamagedLine>,
+    damaged: Vec<Damaged>,
     duplicates: usize,
 }
 
@@ -218,34 +209,9 @@ async fn after_paint() {
     let _ = JsFuture::from(promise).await;
 }
 
-/// The number after `line ` at the start of core's reason for a damaged line.
-fn line_of(reason: &str) -> Option<usize> {
-    let rest = reason.strip_prefix("line ")?;
-    let digits: String = rest.chars().take_while(char::is_ascii_digit).collect();
-    digits.parse().ok()
-}
-
 fn load(state: State, name: String, text: &str) {
     let merged = parse_fleet(&name, text);
-    let lines: Vec<&str> = text.lines().collect();
-    let damaged = merged
-        .damaged
-        .into_iter()
-        .map(|d| {
-            let line = line_of(&d.reason);
-            let error = match line {
-                Some(n) => lines
-                    .get(n.saturating_sub(1))
-                    .and_then(|l| parse_profile(l).err()),
-                None => parse_profile(text).err(),
-            };
-            DamagedLine {
-                damaged: d,
-                line,
-                error,
-            }
-        })
-        .collect();
+    let damaged = merged.damaged;
     let rows = merged
         .nodes
         .iter()
@@ -363,14 +329,16 @@ fn damaged_view(lang: ReadSignal<Lang>, fleet: Arc<Fleet>) -> Option<AnyView> {
             .damaged
             .iter()
             .map(|d| {
-                let why = match (lang, &d.error, d.line) {
-                    (Lang::En, _, _) => d.damaged.reason.clone(),
-                    (_, Some(e), Some(n)) => format!("第 {n} 行：{}", errors::profile_error(lang, e)),
-                    (_, Some(e), None) => errors::profile_error(lang, e),
-                    (_, None, Some(n)) => format!("第 {n} 行：{}", t(lang, Label::FleetLineUnreadable)),
-                    (_, None, None) => t(lang, Label::FleetEmpty).to_owned(),
+                // Core's typed error, worded in the page's language.
+                let what = match &d.error {
+                    Some(e) => errors::profile_error(lang, e),
+                    None => t(lang, Label::FleetEmpty).to_owned(),
                 };
-                view! { <li data-line=d.line.map(|n| n.to_string())>{format!("{}: {why}", d.damaged.source)}</li> }
+                let why = match d.line {
+                    Some(n) => t(lang, Label::LineNumber).replace("{n}", &n.to_string()) + &what,
+                    None => what,
+                };
+                view! { <li data-line=d.line.map(|n| n.to_string())>{format!("{}: {why}", d.source)}</li> }
             })
             .collect_view()
     };

@@ -148,7 +148,7 @@ pub fn traffic_error(lang: Lang, e: &TrafficError) -> String {
     match line {
         Some(n) => format!(
             "{}{what}",
-            t(lang, Label::TrafficLine).replace("{n}", &n.to_string())
+            t(lang, Label::LineNumber).replace("{n}", &n.to_string())
         ),
         None => what,
     }

@@ -4,7 +4,7 @@
 
 use std::collections::BTreeMap;
 
-use crate::profile::document::{Profile, parse_profile};
+use crate::profile::document::{Profile, ProfileError, parse_profile};
 
 /// One node of a fleet: its profile and where it was read from.
 #[derive(Debug, Clone, PartialEq)]
@@ -30,12 +30,29 @@ impl FleetNode {
 }
 
 /// An input (or a line of one) that is not a usable profile.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct Damaged {
     /// The input's name.
     pub source: String,
-    /// Why, e.g. `line 7: not valid JSON (line 1, column 80): EOF while parsing an object`.
-    pub reason: String,
+    /// The line of a fleet file (JSON lines) that was damaged; `None` for a whole input.
+    pub line: Option<usize>,
+    /// Why: the input was empty, or the profile's own error (`None`: empty).
+    pub error: Option<ProfileError>,
+}
+
+impl Damaged {
+    /// Why, in English, e.g. `line 7: not valid JSON (line 1, column 80): EOF while parsing an
+    /// object` (the CLI's wording; the site words `line` and `error` in its language).
+    pub fn reason(&self) -> String {
+        let why = match &self.error {
+            Some(e) => e.to_string(),
+            None => "empty: no profile in it".to_owned(),
+        };
+        match self.line {
+            Some(n) => format!("line {n}: {why}"),
+            None => why,
+        }
+    }
 }
 
 /// A profile dropped because an earlier one describes the same node.
@@ -127,7 +144,8 @@ fn read_input(name: &str, text: &str, out: &mut Vec<(String, Result<Profile, Dam
             name.to_owned(),
             Err(Damaged {
                 source: name.to_owned(),
-                reason: "empty: no profile in it".to_owned(),
+                line: None,
+                error: None,
             }),
         ));
         return;
@@ -143,7 +161,8 @@ fn read_input(name: &str, text: &str, out: &mut Vec<(String, Result<Profile, Dam
     if !lines {
         let entry = whole.map_err(|e| Damaged {
             source: name.to_owned(),
-            reason: e.to_string(),
+            line: None,
+            error: Some(e),
         });
         out.push((name.to_owned(), entry));
         return;
@@ -155,7 +174,8 @@ fn read_input(name: &str, text: &str, out: &mut Vec<(String, Result<Profile, Dam
         let n = i + 1;
         let entry = parse_profile(line).map_err(|e| Damaged {
             source: name.to_owned(),
-            reason: format!("line {n}: {e}"),
+            line: Some(n),
+            error: Some(e),
         });
         out.push((format!("{name}:{n}"), entry));
     }

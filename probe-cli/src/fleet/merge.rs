@@ -54,7 +54,7 @@ fn input_files(path: &Path) -> Result<Vec<PathBuf>> {
 /// Prints on standard error what a merge left out.
 fn tell_left_out(merged: &Merged) {
     for d in &merged.damaged {
-        eprintln!("gpufare: skipped {}: {}", d.source, d.reason);
+        eprintln!("gpufare: skipped {}: {}", d.source, d.reason());
     }
     for d in &merged.duplicates {
         eprintln!(
