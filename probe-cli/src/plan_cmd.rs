@@ -616,7 +616,7 @@ fn table(b: &Budget, top: usize) -> String {
         for (r, c) in talking {
             let _ = writeln!(
                 s,
-                "  {:<32} {} GPUs on {} node(s) over {} ({:.2} GB/s): compute {:.2} s, exchange {:.2} s, {:.2} s exposed ({:.0} % of the step)",
+                "  {:<32} {} GPUs on {} node(s) over {} ({:.2} GB/s): compute {:.2} s, exchange {:.2} s, {:.2} s exposed ({:.0} % of the step); a run: {:.1} h computing, {:.1} h communicating",
                 r.offer_id,
                 c.gpus,
                 c.nodes,
@@ -625,7 +625,9 @@ fn table(b: &Budget, top: usize) -> String {
                 c.compute_s_per_step,
                 c.comm_s_per_step,
                 c.exposed_s_per_step,
-                c.share * 100.0
+                c.share * 100.0,
+                c.compute_hours,
+                c.communication_hours
             );
             if let Some(tl) = c.tensor_link.filter(|_| c.tensor_parallel > 1) {
                 let _ = writeln!(

@@ -272,12 +272,16 @@ fn report(lang: Lang, shown: Shown) -> impl IntoView {
             n(c.exposed_s_per_step),
         );
         let (gpus, nodes, share) = (c.gpus, c.nodes, percent(c.share));
+        let (compute_h, comm_h) = (
+            format::number(c.compute_hours, 1),
+            format::number(c.communication_hours, 1),
+        );
         let text = match lang {
             Lang::En => format!(
-                " · {bw} GB/s · {gpus} GPUs on {nodes} node(s) · compute {compute} s, exchange {comm} s, {exposed} s exposed ({share} of the step)"
+                " · {bw} GB/s · {gpus} GPUs on {nodes} node(s) · compute {compute} s, exchange {comm} s, {exposed} s exposed ({share} of the step) · a run: {compute_h} h computing, {comm_h} h communicating"
             ),
             Lang::Zh => format!(
-                " · {bw} GB/s · {gpus} 张卡，{nodes} 个节点 · 计算 {compute} 秒，通信 {comm} 秒，其中 {exposed} 秒未被掩盖（占每步的 {share}）"
+                " · {bw} GB/s · {gpus} 张卡，{nodes} 个节点 · 计算 {compute} 秒，通信 {comm} 秒，其中 {exposed} 秒未被掩盖（占每步的 {share}） · 每次运行：计算 {compute_h} 小时，通信 {comm_h} 小时"
             ),
         };
         // Tensor parallelism inside each group, over its own (NVLink) link.

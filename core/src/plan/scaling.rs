@@ -80,6 +80,11 @@ pub struct Communication {
     pub comm_s_per_step: f64,
     /// Of which not hidden behind the backward pass.
     pub exposed_s_per_step: f64,
+    /// Wall-clock hours of one run spent computing (steps x compute per step, before any
+    /// slowdown of the offer).
+    pub compute_hours: f64,
+    /// Wall-clock hours of one run spent waiting on communication (steps x exposed per step).
+    pub communication_hours: f64,
     /// Share of each step's wall time spent waiting on communication, 0-1.
     pub share: f64,
     /// Share of linear speed-up kept, 0-1.
@@ -133,6 +138,8 @@ pub fn communication(
         compute_s_per_step: compute,
         comm_s_per_step: comm,
         exposed_s_per_step: exposed,
+        compute_hours: compute * steps / 3600.0,
+        communication_hours: exposed * steps / 3600.0,
         share,
         efficiency: efficiency.clamp(0.0, 1.0),
     })

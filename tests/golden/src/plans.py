@@ -181,6 +181,8 @@ scenario("tensor parallelism inside NVLink, data parallelism across nodes",
                                  "/communication/tensor_s_per_step": round(TP_T, 6),
                                  "/communication/comm_s_per_step": round(TP_T + TP_D, 6),
                                  "/communication/compute_s_per_step": round(TP_C, 6),
+                                 "/communication/compute_hours": round(TP_C * 1000 / 3600, 6),
+                                 "/communication/communication_hours": round((TP_T + TP_D) * 1000 / 3600, 6),
                                  **money(rent=metered(160, TP_H))},
                       "pcie": {"feasible": False, "reasons": ["tensor_parallel_needs_nvlink"]},
                       "nvlink4": {"feasible": False, "reasons": ["tensor_parallel_needs_nvlink"]}}})
