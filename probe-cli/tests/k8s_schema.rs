@@ -308,38 +308,32 @@ fn a_broken_manifest_fails_each_check() {
         }
     }
     // The values: a bad enum and a bad name, refused by the checks above.
-    let bad_enum = read(&broken(
-        "bad-enum.yaml",
-        "restartPolicy: Never",
-        "restartPolicy: Sometimes",
-    ));
-    assert!(
-        value_problems(&bad_enum)
-            .iter()
-            .any(|p| p.contains("restartPolicy")),
-        "{:?}",
-        value_problems(&bad_enum)
-    );
-    let bad_mode = read(&broken(
-        "bad-mode.yaml",
-        "completionMode: Indexed",
-        "completionMode: indexed",
-    ));
-    assert!(
-        value_problems(&bad_mode)
-            .iter()
-            .any(|p| p.contains("completionMode"))
-    );
-    let bad_name = read(&broken(
-        "bad-name.yaml",
-        "name: gpufare-fleet",
-        "name: GPU_Fleet",
-    ));
-    assert!(
-        value_problems(&bad_name)
-            .iter()
-            .any(|p| p.contains("metadata.name"))
-    );
+    for (name, from, to, named) in [
+        (
+            "bad-enum.yaml",
+            "restartPolicy: Never",
+            "restartPolicy: Sometimes",
+            "restartPolicy",
+        ),
+        (
+            "bad-mode.yaml",
+            "completionMode: Indexed",
+            "completionMode: indexed",
+            "completionMode",
+        ),
+        (
+            "bad-name.yaml",
+            "name: gpufare-fleet",
+            "name: GPU_Fleet",
+            "metadata.name",
+        ),
+    ] {
+        let problems = value_problems(&read(&broken(name, from, to)));
+        assert!(
+            problems.iter().any(|p| p.contains(named)),
+            "{name}: {problems:?}"
+        );
+    }
 }
 
 #[test]

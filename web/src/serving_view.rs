@@ -440,7 +440,9 @@ fn TrafficFields(lang: ReadSignal<Lang>, scenario: RwSignal<Scenario>) -> impl I
 // ---------------------------------------------------------------------------------------------
 // The curve drawn with the pointer.
 
-/// The drawing area of [`CurveDrawer`], in its view box's units.
+/// The view box of [`CurveDrawer`], width and height.
+const DRAW_BOX: (f64, f64) = (640.0, 160.0);
+/// Its drawing area (left, right, top, bottom), in view-box units.
 const DRAW: (f64, f64, f64, f64) = (44.0, 624.0, 14.0, 134.0);
 
 /// The value a drawn curve may reach: the next round figure above 1.5 times the curve's peak
@@ -462,6 +464,26 @@ fn hour_and_rate(x: f64, y: f64, hours: usize, top: f64) -> (usize, f64) {
         hour.min(hours.saturating_sub(1)),
         (rate * 100.0).round() / 100.0,
     )
+}
+
+/// Sets `hour` of `curve` to `rate`, and the hours between it and the `last` point drawn (a quick
+/// move skips some) on the straight line between the two, to the cent.
+fn draw_to(curve: &mut [f64], last: Option<(usize, f64)>, hour: usize, rate: f64) {
+    match last {
+        Some((from, was)) if from != hour => {
+            for h in from.min(hour)..=from.max(hour) {
+                let t = (h as f64 - from as f64) / (hour as f64 - from as f64);
+                if let Some(v) = curve.get_mut(h) {
+                    *v = ((was + t * (rate - was)) * 100.0).round() / 100.0;
+                }
+            }
+        }
+        _ => {
+            if let Some(v) = curve.get_mut(hour) {
+                *v = rate;
+            }
+        }
+    }
 }
 
 /// The rates by hour as bars one can draw on: press and drag across the hours to set each to the
@@ -494,30 +516,15 @@ fn CurveDrawer(
         if rect.width() <= 0.0 || rect.height() <= 0.0 {
             return None;
         }
-        let x = (f64::from(ev.client_x()) - rect.left()) / rect.width() * 640.0;
-        let y = (f64::from(ev.client_y()) - rect.top()) / rect.height() * 160.0;
+        let x = (f64::from(ev.client_x()) - rect.left()) / rect.width() * DRAW_BOX.0;
+        let y = (f64::from(ev.client_y()) - rect.top()) / rect.height() * DRAW_BOX.1;
         Some((x, y))
     };
     let paint = move |x: f64, y: f64| {
         draft.update(|d| {
             let Some((c, top)) = d else { return };
             let (hour, rate) = hour_and_rate(x, y, c.len(), *top);
-            match last.get_untracked() {
-                Some((from, was)) if from != hour => {
-                    let (lo, hi) = (from.min(hour), from.max(hour));
-                    for h in lo..=hi {
-                        let t = (h as f64 - from as f64) / (hour as f64 - from as f64);
-                        if let Some(v) = c.get_mut(h) {
-                            *v = ((was + t * (rate - was)) * 100.0).round() / 100.0;
-                        }
-                    }
-                }
-                _ => {
-                    if let Some(v) = c.get_mut(hour) {
-                        *v = rate;
-                    }
-                }
-            }
+            draw_to(c, last.get_untracked(), hour, rate);
             last.set(Some((hour, rate)));
         });
     };
@@ -601,7 +608,7 @@ fn CurveDrawer(
             <svg
                 id="traffic-draw"
                 class="chart curve-draw"
-                viewBox="0 0 640 160"
+                viewBox=format!("0 0 {} {}", DRAW_BOX.0, DRAW_BOX.1)
                 role="img"
                 data-top=move || format!("{}", shown().1)
                 aria-labelledby="curve-draw-title"

@@ -10,5 +10,6 @@ pub mod money;
 pub mod parallel;
 pub mod problem;
 pub mod rng;
+pub(crate) mod serde_default;
 pub mod stats;
 pub mod text;

@@ -44,10 +44,15 @@ pub fn interconnect(offer: &Offer) -> Interconnect {
     }
 }
 
+/// GPUs in each node of `offer`: as stated, else all of them in one.
+pub fn gpus_per_node(offer: &Offer) -> u32 {
+    offer.gpus_per_node.unwrap_or(offer.gpu_count).max(1)
+}
+
 /// The GPUs of `offer` that share one NVLink domain (NVLink between every pair, or a bridged
 /// pair): the GPUs of a node joined by NVLink, else 1 (no tensor-parallel group can span more).
 pub fn nvlink_domain(offer: &Offer) -> u32 {
-    let per_node = offer.gpus_per_node.unwrap_or(offer.gpu_count).max(1);
+    let per_node = gpus_per_node(offer);
     match find_gpu(&offer.gpu) {
         Some(gpu)
             if interconnect(offer) == Interconnect::Nvlink
@@ -71,7 +76,7 @@ pub fn links(offer: &Offer, gpus: u32) -> Option<OfferLinks> {
         return None;
     }
     let gpu = find_gpu(&offer.gpu)?;
-    let per_node = offer.gpus_per_node.unwrap_or(offer.gpu_count).max(1);
+    let per_node = gpus_per_node(offer);
     let in_node = gpus.min(per_node);
     let pcie = pcie_busbw(gpu);
     let node = match interconnect(offer) {

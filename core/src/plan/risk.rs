@@ -125,7 +125,10 @@ pub struct Risk {
     /// Hours after each start of an instance in which it is never preempted, as the model
     /// applied them (absent when none: no protection, or an offer that holds its machine between
     /// runs).
-    #[serde(default, skip_serializing_if = "is_zero")]
+    #[serde(
+        default,
+        skip_serializing_if = "crate::numbers::serde_default::is_zero"
+    )]
     pub protection_hours: f64,
     /// The offer's note on where its figures come from.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -140,10 +143,6 @@ pub struct Risk {
     pub policies: Vec<PolicyResult>,
     /// The policy behind the offer's figures in the ranking.
     pub chosen: Policy,
-}
-
-fn is_zero(x: &f64) -> bool {
-    *x == 0.0
 }
 
 impl Risk {

@@ -27,18 +27,6 @@ use crate::offers::links::links;
 use crate::offers::offer::Offer;
 use crate::task::document::DataParallel;
 
-fn one() -> u32 {
-    1
-}
-
-fn is_one(n: &u32) -> bool {
-    *n == 1
-}
-
-fn is_zero(x: &f64) -> bool {
-    *x == 0.0
-}
-
 /// Share of the backward pass communication hides behind, unless the task says: none. PyTorch
 /// DDP and FSDP launch bucketed collectives while the backward pass still runs, but the one
 /// published pair of runs that changes only the link (Hugging Face Transformers'
@@ -66,13 +54,19 @@ pub struct Communication {
     /// Its all-reduce bus bandwidth, GB/s.
     pub busbw_gb_s: f64,
     /// GPUs in each tensor-parallel group (1: data parallel only).
-    #[serde(default = "one", skip_serializing_if = "is_one")]
+    #[serde(
+        default = "crate::numbers::serde_default::one",
+        skip_serializing_if = "crate::numbers::serde_default::is_one"
+    )]
     pub tensor_parallel: u32,
     /// The link inside a tensor-parallel group and its bus bandwidth.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tensor_link: Option<BusBandwidth>,
     /// Seconds of tensor-parallel all-reduces per step (all exposed; part of `comm_s_per_step`).
-    #[serde(default, skip_serializing_if = "is_zero")]
+    #[serde(
+        default,
+        skip_serializing_if = "crate::numbers::serde_default::is_zero"
+    )]
     pub tensor_s_per_step: f64,
     /// Seconds of compute per step on each GPU.
     pub compute_s_per_step: f64,

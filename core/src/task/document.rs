@@ -352,14 +352,14 @@ pub struct TaskProfile {
     #[serde(default)]
     pub bound: Bound,
     /// Number of runs (tuning rounds multiply the work).
-    #[serde(default = "one")]
+    #[serde(default = "crate::numbers::serde_default::one")]
     #[schemars(range(min = 1, max = 10_000))]
     pub runs: u32,
     /// VRAM needed per GPU, GiB.
     #[schemars(range(min = 0, max = 100_000))]
     pub vram_gib: f64,
     /// GPUs the job needs at least (multi-GPU training needs whole cards that can talk).
-    #[serde(default = "one")]
+    #[serde(default = "crate::numbers::serde_default::one")]
     #[schemars(range(min = 1, max = 1024))]
     pub gpus: u32,
     /// Whether the work spreads over every GPU of a bigger machine (DDP/FSDP).
@@ -446,10 +446,6 @@ pub struct TaskProfile {
     /// personal, and round trips measured from their location (fields of the task itself).
     #[serde(flatten)]
     pub reach: Reach,
-}
-
-fn one() -> u32 {
-    1
 }
 
 fn yes() -> bool {

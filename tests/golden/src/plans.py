@@ -584,13 +584,7 @@ def service_expect(task, offers):
 
 def service_scenario(name, why, task, offers, extra=None):
     full = [{**OFFER, **o} for o in offers]
-    for o in full:
-        if "queue_median_hours" in o:
-            v = (0.9 - o["queue_p0"]) / (1 - o["queue_p0"])
-            o["_queue_p90_s"] = o["queue_median_hours"] * math.exp(o["queue_sigma"] * NormalDist().inv_cdf(v)) * 3600
     expect = service_expect(task, full)
-    for o in full:
-        o.pop("_queue_p90_s", None)
     S.append({"name": name, "why": why, "task": {**TASK, **task}, "offers": full,
               "settings": {"currency": "CNY", "cny_per_usd": "7.2", "seed": 7, "trials": 2000},
               "expect": {"service": expect, **(extra or {})}})

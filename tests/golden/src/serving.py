@@ -7,6 +7,7 @@ trying every batch in turn (the Rust code bisects), and the autoscaler is walked
 (the Rust code splits each hour in two).
 """
 import math
+from statistics import NormalDist
 from decimal import Decimal, ROUND_HALF_EVEN
 
 GIB = 1024 ** 3
@@ -121,6 +122,15 @@ class Replica:
         return first + (self.output[0] - 1) * self.iteration(1)
 
 
+def queue_p90_s(offer):
+    """One start in ten waits this long or more: P0 of starts at once, log-normal beyond."""
+    if "queue_median_hours" not in offer:
+        return 0.0
+    p0, median, sigma = offer["queue_p0"], offer["queue_median_hours"], offer["queue_sigma"]
+    v = (0.9 - p0) / (1 - p0)
+    return 0.0 if v <= 0 else median * math.exp(sigma * NormalDist().inv_cdf(v)) * 3600
+
+
 def needed(rps, cap):
     if rps <= 0:
         return 0
@@ -215,7 +225,7 @@ def deployments(traffic, model, weights, gpus, offer, committed, pool):
         rate = min(rates) if rates else LOAD_GB_S   # measured: the slower of disk and network
         load = r.weights / (rate * 1e9)
         model_load = {"seconds": load, "gb_per_second": rate, "measured": bool(rates)}
-        delay = offer.get("_queue_p90_s", 0.0) + START_S + load
+        delay = queue_p90_s(offer) + START_S + load
         want = [min(max(needed(x, cap["requests_per_second"]), 1), MAX_REPLICAS) for x in rps]
         w = autoscale(rps, 0, 0.0, want, cap["requests_per_second"], delay, START_S + load, offer, gpus)
         gh = w["gpu_hours"] * month
