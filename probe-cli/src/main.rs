@@ -1,26 +1,51 @@
-//! `gpufare`: measure a rented GPU machine and write the JSON profile the site imports.
+//! `gpufare`: measure a rented GPU machine, write the JSON profile the site imports, and price
+//! plans offline with the same model as the site.
 //!
-//! The binary is thin glue: `cli` parses arguments, each measurement lives in its own module
-//! (`host`, `gpu`), and `output` writes the result atomically. All interpretation of the numbers
-//! happens in `gpufare-core`, so the site can redo it from the same profile.
+//! `main` parses the command line and hands each command its own flags. All interpretation of
+//! the numbers happens in `gpufare-core`. The modules import only from the ones listed before
+//! them (`cargo xtask layers` checks it), and no command imports another:
+//!
+//! 1. [`interrupt`] — Ctrl-C and termination: child processes and temporary files cleaned up;
+//! 2. [`output`] — results written atomically, never over what the user did not ask for;
+//! 3. [`input`] — the files commands read (tasks, catalogs, traces, fleets), refused by name;
+//! 4. [`flags`] — flag values more than one command takes;
+//! 5. [`report`] — text more than one command prints;
+//! 6. [`limits`] — the host's cgroup and ulimit limits;
+//! 7. [`host`] — host facts;
+//! 8. [`hoststat`] — host counters sampled over time;
+//! 9. [`libs`] — the NVIDIA libraries, loaded when present;
+//! 10. [`gpu`] — GPU facts through NVML;
+//! 11. [`sampling`] — the GPU sampling window;
+//! 12. [`bench`] — the GPU micro-benchmark;
+//! 13. [`markers`] — signs of a shared GPU;
+//! 14. [`disk`] — the disk benchmark;
+//! 15. [`net`] — network measurements;
+//! 16. [`measure`] — everything measured, gathered into a profile (shared by probe, run, fleet);
+//! 17. [`probe`], [`run`], [`estimate`], [`plan_cmd`], [`catalog`], [`trace_cmd`], [`fleet`] — the
+//!     commands (`plan_cmd` also runs `schema` and `places`), each with its own flags and its run;
+//! 18. [`cli`] — the command line: every command and its flags.
 
 mod bench;
-mod catalog_refresh;
+mod catalog;
 mod cli;
 mod disk;
 mod estimate;
+mod flags;
 mod fleet;
 mod gpu;
 mod host;
 mod hoststat;
+mod input;
 mod interrupt;
 mod libs;
 mod limits;
 mod markers;
+mod measure;
 mod net;
 mod output;
 mod plan_cmd;
 mod probe;
+mod report;
 mod run;
 mod sampling;
 mod trace_cmd;
@@ -56,7 +81,7 @@ fn main() -> ExitCode {
                 return ExitCode::from(failed.exit_code);
             }
             // A bad input file or argument is a usage error, like clap's own.
-            if err.chain().any(|c| c.is::<plan_cmd::InputFileError>()) {
+            if err.chain().any(|c| c.is::<input::InputFileError>()) {
                 ExitCode::from(2)
             } else {
                 ExitCode::FAILURE
@@ -68,57 +93,14 @@ fn main() -> ExitCode {
 fn run(cli: cli::Cli) -> anyhow::Result<()> {
     match cli.command {
         cli::Command::Probe(args) => probe::run(&args.options()),
-        cli::Command::Run(args) => run::run(&run::RunOptions {
-            command: args.command,
-            repeat: args.repeat,
-            step_regex: args.step_regex,
-            interval: std::time::Duration::from_millis(args.interval),
-            output: args.output,
-            profile: args.profile,
-            no_gpu: args.no_gpu,
-            redact: args.redact,
-            force: args.force,
-        }),
+        cli::Command::Run(args) => run::run(&args.options()),
         cli::Command::Estimate(args) => estimate::run(&args),
         cli::Command::Plan(args) => plan_cmd::run_plan(&args.request()?),
-        cli::Command::Catalog(c) => plan_cmd::run_catalog(match c {
-            cli::CatalogCommand::List { files } => {
-                plan_cmd::CatalogAction::List { catalogs: files }
-            }
-            cli::CatalogCommand::Validate { files } => {
-                plan_cmd::CatalogAction::Validate { catalogs: files }
-            }
-            cli::CatalogCommand::Convert { input, to, output } => {
-                plan_cmd::CatalogAction::Convert { input, to, output }
-            }
-            cli::CatalogCommand::Refresh(args) => return catalog_refresh::run(&args),
-        }),
+        cli::Command::Catalog(command) => catalog::run(command),
         cli::Command::Fleet(command) => fleet::run(&command),
         cli::Command::Schema { name } => plan_cmd::run_schema(&name),
         cli::Command::Places { json } => plan_cmd::run_places(json),
-        cli::Command::Trace {
-            files,
-            json,
-            job_hours,
-            checkpoint_hours,
-            restart_hours,
-            save_minutes,
-            notice_seconds,
-            seed,
-            trials,
-        } => trace_cmd::run_trace(&trace_cmd::TraceRequest {
-            files,
-            json,
-            job: job_hours.map(|work_hours| trace_cmd::JobArgs {
-                work_hours,
-                checkpoint_hours,
-                restart_hours,
-                save_minutes,
-                notice_seconds,
-            }),
-            seed,
-            trials,
-        }),
+        cli::Command::Trace(args) => trace_cmd::run(&args),
         cli::Command::Completions { shell } => {
             use clap::CommandFactory;
             clap_complete::generate(

@@ -5,9 +5,10 @@
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
-use anyhow::{Context, Result};
+use anyhow::Result;
+use clap::Args;
 use gpufare_core::Currency;
-use gpufare_core::export::budget::{Budget, budget, budget_json, parse_budget};
+use gpufare_core::export::budget::{Budget, budget, budget_json};
 use gpufare_core::export::csv::budget_csv;
 use gpufare_core::export::diff::{diff, diff_text};
 use gpufare_core::export::markdown::{break_even_sentences, budget_markdown};
@@ -15,45 +16,130 @@ use gpufare_core::export::xlsx::{SheetLanguage, budget_xlsx};
 use gpufare_core::fleet::{Rules, fleet_factors, report as fleet_report};
 use gpufare_core::numbers::date::PriceDate;
 use gpufare_core::numbers::money::group_thousands;
-use gpufare_core::numbers::text::TextEncoding;
-use gpufare_core::offers::catalog::{
-    CATALOG_FORMAT_VERSION, Catalog, CatalogError, catalog_to_json,
-};
-use gpufare_core::offers::csv::catalog_to_csv;
-use gpufare_core::offers::default::default_catalog;
-use gpufare_core::offers::import::{self, OnClash};
+use gpufare_core::offers::catalog::Catalog;
 use gpufare_core::offers::places::{Markets, find_place, places};
 use gpufare_core::offers::trace::AttachedTrace;
 use gpufare_core::plan::plan_with_traces;
 use gpufare_core::plan::settings::PlanSettings;
-use gpufare_core::profile::document::parse_profile;
 use gpufare_core::profile::evidence::{
     MeasuredFactors, apply, measured_factors, measured_round_trips,
 };
-use gpufare_core::scenario::document::{Scenario, parse_scenario};
-use gpufare_core::task::document::{TaskProfile, parse_task};
+use gpufare_core::task::document::TaskProfile;
 use rust_decimal::Decimal;
 
-use crate::{output, trace_cmd};
+use crate::input::{
+    InputFileError, attach, attach_queue_trace, bad, load_catalogs, parse_queue_trace_arg,
+    parse_trace_arg, read_budget, read_fleet, read_profile, read_scenario, read_task,
+};
+use crate::output;
+use crate::report::risk_section;
 
-/// A problem with an input file: exit code 2, nothing written.
-#[derive(Debug)]
-pub struct InputFileError(pub String);
+#[derive(Debug, Args)]
+pub struct PlanArgs {
+    /// The task to price (JSON; `gpufare schema task` describes it; examples/ has one per preset).
+    #[arg(
+        long,
+        value_name = "FILE",
+        required_unless_present = "scenario",
+        conflicts_with = "scenario"
+    )]
+    pub task: Option<PathBuf>,
 
-impl std::fmt::Display for InputFileError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(&self.0)
-    }
-}
+    /// A scenario or a budget exported by the site: its task, settings, catalog edits and filter.
+    #[arg(long, value_name = "FILE")]
+    pub scenario: Option<PathBuf>,
 
-impl std::error::Error for InputFileError {}
+    /// A catalog to price against instead of the default one (our CSV or JSON, or a SkyPilot
+    /// vms.csv); repeat to combine several.
+    #[arg(long, value_name = "FILE")]
+    pub catalog: Vec<PathBuf>,
 
-fn bad(path: &Path, problem: impl std::fmt::Display) -> anyhow::Error {
-    anyhow::Error::new(InputFileError(format!("{}: {problem}", path.display())))
-}
+    /// A probe profile whose measured slowdown and VRAM replace the assumptions for the offers of
+    /// the same GPU and kind of capacity; repeatable.
+    #[arg(long, value_name = "FILE")]
+    pub profile: Vec<PathBuf>,
 
-fn read(path: &Path) -> Result<String> {
-    std::fs::read_to_string(path).map_err(|e| bad(path, format!("cannot read: {e}")))
+    /// Currency of every figure.
+    #[arg(long, value_parser = ["CNY", "USD"])]
+    pub currency: Option<String>,
+
+    /// Yuan per US dollar for conversions (default 7.2, an assumption shown in the output).
+    #[arg(long, value_name = "R")]
+    pub rate: Option<String>,
+
+    /// Monte Carlo seed (the same seed gives the same figures everywhere).
+    #[arg(long, value_name = "N")]
+    pub seed: Option<u64>,
+
+    /// Monte Carlo trials per offer (default 2000, at most 100,000).
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=100_000))]
+    pub trials: Option<u32>,
+
+    /// The day prices' ages are counted to (default: today's date on this machine's clock, in
+    /// its time zone); a recommendation resting on a price more than 180 days old says so.
+    #[arg(long, value_name = "YYYY-MM-DD")]
+    pub today: Option<String>,
+
+    /// Output format.
+    #[arg(long, value_enum, default_value = "table")]
+    pub format: crate::plan_cmd::PlanFormat,
+
+    /// Language of the workbook's sheet names and headers (`--format xlsx`): English or
+    /// Simplified Chinese.
+    #[arg(long, value_enum, default_value = "en")]
+    pub lang: crate::plan_cmd::Lang,
+
+    /// Where to write; `-` is standard output. Files are replaced atomically and keep their
+    /// permissions; a device such as /dev/null or a named pipe is written through; a symbolic
+    /// link is followed to the existing file it points at. A workbook (`--format xlsx`) needs a
+    /// file: `-` and a terminal are refused.
+    #[arg(short, long, value_name = "FILE", default_value = "-")]
+    pub output: PathBuf,
+
+    /// Compare with an earlier `--format json` output: what changed in cost and ranking.
+    #[arg(long, value_name = "OLD.json")]
+    pub diff: Option<PathBuf>,
+
+    /// Options shown in the table and Markdown formats.
+    #[arg(long, value_name = "N", default_value_t = 12)]
+    pub top: usize,
+
+    /// A preemption trace for an offer (the Can't Be Late dataset's JSON, or a CSV of
+    /// timestamp,count): its risk is replayed from the trace and fitted to it; repeatable.
+    #[arg(long, value_name = "OFFER=FILE")]
+    pub trace: Vec<String>,
+
+    /// A queue trace for an offer: a CSV of waits in seconds (a `wait_s` column, or one bare
+    /// column), or of `created,started` timestamps; the offer's starts wait as the file's did
+    /// (drawn from it) instead of its assumed queue; repeatable.
+    #[arg(long, value_name = "OFFER=FILE")]
+    pub queue_trace: Vec<String>,
+
+    /// How busy the neighbours on time-shared cards are, 0-1 (1, the default: always busy).
+    /// Time slicing, MPS, vGPU and memory-capped containers give a tenant what the neighbours
+    /// leave; a load measured by a --profile on an offer still wins. Replaces the task's.
+    #[arg(long, value_name = "LOAD")]
+    pub neighbour_load: Option<f64>,
+
+    /// Where you (or your service's users) are, a place id (`gpufare places` lists them); every
+    /// offer's round trip is counted from here. Replaces the task's `location`.
+    #[arg(long, value_name = "PLACE")]
+    pub location: Option<String>,
+
+    /// The markets you can buy from; offers outside are excluded with the reason. Replaces the
+    /// task's `markets`.
+    #[arg(long, value_enum, value_name = "MARKETS")]
+    pub markets: Option<crate::plan_cmd::MarketsArg>,
+
+    /// A probe profile measured where you are (`gpufare probe --rtt-regions`): its round trips
+    /// to provider regions replace the table's figures for offers in those places; repeatable.
+    #[arg(long, value_name = "FILE")]
+    pub rtt_from: Vec<PathBuf>,
+
+    /// A fleet file written by `gpufare fleet merge`: each group's medians (GPU model and kind
+    /// of capacity) become the measured factors of the matching offers; repeatable.
+    #[arg(long, value_name = "FLEET.jsonl")]
+    pub fleet: Vec<PathBuf>,
 }
 
 /// Output formats of `gpufare plan`.
@@ -144,7 +230,7 @@ pub struct PlanRequest {
     pub neighbour_load: Option<f64>,
 }
 
-impl crate::cli::PlanArgs {
+impl PlanArgs {
     /// The request these arguments make; a bad --rate is a usage error.
     pub fn request(&self) -> Result<PlanRequest> {
         let rate = match &self.rate {
@@ -189,7 +275,7 @@ impl crate::cli::PlanArgs {
             traces: self
                 .trace
                 .iter()
-                .map(|a| trace_cmd::parse_trace_arg(a))
+                .map(|a| parse_trace_arg(a))
                 .collect::<Result<_>>()?,
             fleets: self.fleet.clone(),
             today,
@@ -199,7 +285,7 @@ impl crate::cli::PlanArgs {
             queue_traces: self
                 .queue_trace
                 .iter()
-                .map(|a| trace_cmd::parse_queue_trace_arg(a))
+                .map(|a| parse_queue_trace_arg(a))
                 .collect::<Result<_>>()?,
             neighbour_load: self.neighbour_load,
         })
@@ -210,74 +296,6 @@ impl crate::cli::PlanArgs {
 /// UTC), as `YYYY-MM-DD`: the one place `gpufare plan` reads the clock.
 fn local_today() -> String {
     jiff::Zoned::now().date().strftime("%Y-%m-%d").to_string()
-}
-
-/// The day a file was last written, `YYYY-MM-DD` in the local time zone (today when the system
-/// does not say): it dates the prices of a SkyPilot `vms.csv`, which carries no date itself.
-fn file_date(path: &Path) -> String {
-    std::fs::metadata(path)
-        .and_then(|m| m.modified())
-        .ok()
-        .and_then(|t| jiff::Timestamp::try_from(t).ok())
-        .map(|t| t.to_zoned(jiff::tz::TimeZone::system()).date())
-        .unwrap_or_else(|| jiff::Zoned::now().date())
-        .strftime("%Y-%m-%d")
-        .to_string()
-}
-
-/// Reads one catalog file (our JSON or CSV, or a SkyPilot `vms.csv`, in UTF-8, UTF-16 with a
-/// byte-order mark or GB18030; core decodes and recognises it), with the encoding read and a note
-/// on what a SkyPilot import did.
-pub fn read_catalog(path: &Path) -> Result<(Catalog, TextEncoding, Option<String>)> {
-    let bytes = std::fs::read(path).map_err(|e| bad(path, format!("cannot read: {e}")))?;
-    let name = path.to_string_lossy();
-    let imported =
-        import::read_catalog_file(&name, &bytes, &file_date(path)).map_err(|e| bad(path, e))?;
-    let note = imported.report.map(|report| {
-        let mut note = format!(
-            "{}: SkyPilot vms.csv, {} rows -> {} offers ({} zone rows merged, {} skipped)",
-            path.display(),
-            report.rows,
-            report.offers,
-            report.merged_zone_rows,
-            report.skipped.len()
-        );
-        for s in report.skipped.iter().chain(&report.spot_ignored) {
-            let _ = write!(note, "\n  line {} {}: {}", s.line, s.instance, s.reason);
-        }
-        note
-    });
-    Ok((imported.catalog, imported.encoding, note))
-}
-
-/// The catalogs named on the command line merged (an id two of them share is refused), or the
-/// default catalog when none is named.
-fn load_catalogs(paths: &[PathBuf]) -> Result<Catalog> {
-    if paths.is_empty() {
-        return Ok(default_catalog().clone());
-    }
-    let mut all = Catalog {
-        format_version: CATALOG_FORMAT_VERSION,
-        offers: vec![],
-    };
-    for p in paths {
-        let (mut c, encoding, note) = read_catalog(p)?;
-        trace_cmd::resolve_catalog_traces(&mut c, p);
-        // A file saved by a spreadsheet in another encoding than UTF-8: say how it was read.
-        if !matches!(encoding, TextEncoding::Utf8 | TextEncoding::Utf8Bom) {
-            eprintln!("gpufare: {}: read as {encoding}", p.display());
-        }
-        if let Some(n) = note {
-            eprintln!("gpufare: {n}");
-        }
-        import::merge(&mut all, c, OnClash::Refuse).map_err(|e| match e {
-            CatalogError::DuplicateId { id } => {
-                bad(p, format!("offer id {id:?} appears in two catalogs"))
-            }
-            other => bad(p, other),
-        })?;
-    }
-    Ok(all)
 }
 
 /// Runs `gpufare plan`.
@@ -292,14 +310,7 @@ pub fn run_plan(req: &PlanRequest) -> Result<()> {
         Vec<AttachedTrace>,
     ) = match (&req.scenario, &req.task) {
         (Some(path), _) => {
-            let text = read(path)?;
-            // A scenario, or a budget exported by the site with its scenario inside.
-            let scenario: Scenario = match parse_budget(&text) {
-                Ok(Budget {
-                    scenario: Some(s), ..
-                }) => s,
-                _ => parse_scenario(&text).map_err(|e| bad(path, e))?,
-            };
+            let scenario = read_scenario(path)?;
             let base = load_catalogs(&req.catalogs)?;
             // A queue trace must name an offer of the catalog the scenario builds on.
             scenario.validate_offers(&base).map_err(|e| bad(path, e))?;
@@ -307,7 +318,7 @@ pub fn run_plan(req: &PlanRequest) -> Result<()> {
             (scenario.task, scenario.settings, catalog, scenario.traces)
         }
         (None, Some(path)) => {
-            let task = parse_task(&read(path)?).map_err(|e| bad(path, e))?;
+            let task = read_task(path)?;
             let settings = PlanSettings::for_task(&task);
             (task, settings, load_catalogs(&req.catalogs)?, Vec::new())
         }
@@ -334,14 +345,14 @@ pub fn run_plan(req: &PlanRequest) -> Result<()> {
     // Ages are counted to this machine's day (or --today), whatever day a scenario was saved on.
     settings.today = Some(req.today.clone());
     for path in &req.profiles {
-        let profile = parse_profile(&read(path)?).map_err(|e| bad(path, e))?;
+        let profile = read_profile(path)?;
         let factors = measured_factors(&profile);
         let changed = apply(&mut catalog, &factors);
         tell_applied(path, &factors, changed);
     }
     for path in &req.fleets {
         // Each group's medians (and spread) stand for its GPU model and kind of capacity.
-        let nodes = crate::fleet::merge::read_fleet(path)?;
+        let nodes = read_fleet(path)?;
         let r = fleet_report(&nodes, &Rules::default());
         let factors = fleet_factors(&r);
         if factors.is_empty() {
@@ -354,9 +365,9 @@ pub fn run_plan(req: &PlanRequest) -> Result<()> {
         tell_applied(path, &factors, changed);
     }
     for (offer, path) in &req.queue_traces {
-        trace_cmd::attach_queue_trace(&mut catalog, offer, path)?;
+        attach_queue_trace(&mut catalog, offer, path)?;
     }
-    for t in trace_cmd::attach(&catalog, &req.traces)? {
+    for t in attach(&catalog, &req.traces)? {
         traces.retain(|x| x.offer_id != t.offer_id);
         traces.push(t);
     }
@@ -364,7 +375,7 @@ pub fn run_plan(req: &PlanRequest) -> Result<()> {
         .map_err(|e| anyhow::Error::new(InputFileError(e.to_string())))?;
     let b = budget(&result, &task, &catalog);
     if let Some(old_path) = &req.diff {
-        let old = parse_budget(&read(old_path)?).map_err(|e| bad(old_path, e))?;
+        let old = read_budget(old_path)?;
         let d = diff(&old, &b);
         let text = match req.format {
             PlanFormat::Json => format!("{}\n", serde_json::to_string_pretty(&d)?),
@@ -376,7 +387,7 @@ pub fn run_plan(req: &PlanRequest) -> Result<()> {
         PlanFormat::Json => budget_json(&b),
         PlanFormat::Csv => budget_csv(&b),
         PlanFormat::Md => budget_markdown(&b, req.top),
-        PlanFormat::Table => table(&b, req.top) + &trace_cmd::risk_section(&result, req.top),
+        PlanFormat::Table => table(&b, req.top) + &risk_section(&result, req.top),
         PlanFormat::Xlsx => {
             let bytes = budget_xlsx(&b, &catalog, req.lang.sheets())?;
             return output::write_bytes(&req.output, &bytes);
@@ -677,96 +688,6 @@ fn table(b: &Budget, top: usize) -> String {
     s
 }
 
-/// `gpufare catalog list|validate|convert`.
-pub enum CatalogAction {
-    List {
-        catalogs: Vec<PathBuf>,
-    },
-    Validate {
-        catalogs: Vec<PathBuf>,
-    },
-    Convert {
-        input: PathBuf,
-        to: CatalogFormat,
-        output: PathBuf,
-    },
-}
-
-/// Our catalog file formats.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
-pub enum CatalogFormat {
-    /// Our CSV.
-    Csv,
-    /// Our JSON.
-    Json,
-}
-
-/// Runs `gpufare catalog ...`.
-pub fn run_catalog(action: CatalogAction) -> Result<()> {
-    match action {
-        CatalogAction::List { catalogs } => {
-            let c = load_catalogs(&catalogs)?;
-            let mut s = String::new();
-            for o in &c.offers {
-                let _ = writeln!(
-                    s,
-                    "{:<36} {:<10} {:>2}x{:<10} {:<22} {:<14} {:>12} {} {}{}",
-                    o.id,
-                    o.provider,
-                    o.gpu_count,
-                    o.gpu,
-                    o.tenancy.id(),
-                    o.billing_mode.id(),
-                    o.price,
-                    o.currency,
-                    o.as_of,
-                    if o.estimate { " (estimate)" } else { "" }
-                );
-            }
-            let _ = writeln!(s, "{} offers", c.offers.len());
-            output::write_text(Path::new("-"), &s)
-        }
-        CatalogAction::Validate { catalogs } => {
-            if catalogs.is_empty() {
-                anyhow::bail!(InputFileError(
-                    "name at least one catalog file to validate".to_owned()
-                ));
-            }
-            for p in &catalogs {
-                let (c, encoding, note) = read_catalog(p)?;
-                println!(
-                    "{}: {encoding}, ok, {} offers{}",
-                    p.display(),
-                    c.offers.len(),
-                    note.map(|n| format!("\n{n}")).unwrap_or_default()
-                );
-            }
-            Ok(())
-        }
-        CatalogAction::Convert {
-            input,
-            to,
-            output: out,
-        } => {
-            let (c, _, note) = read_catalog(&input)?;
-            if let Some(n) = note {
-                eprintln!("gpufare: {n}");
-            }
-            let text = match to {
-                CatalogFormat::Csv => catalog_to_csv(&c),
-                CatalogFormat::Json => {
-                    let mut t = catalog_to_json(&c);
-                    t.push('\n');
-                    t
-                }
-            };
-            output::write_text(&out, &text)
-                .with_context(|| format!("cannot write {}", out.display()))
-        }
-    }
-}
-
-/// `gpufare schema NAME`.
 /// The task with `--location`, `--markets` and the round trips of `--rtt-from` profiles; a place
 /// the table does not know is refused by name.
 fn with_reach(mut task: TaskProfile, req: &PlanRequest) -> Result<TaskProfile> {
@@ -782,7 +703,7 @@ fn with_reach(mut task: TaskProfile, req: &PlanRequest) -> Result<TaskProfile> {
         task.reach.markets = m;
     }
     for path in &req.rtt_from {
-        let profile = parse_profile(&read(path)?).map_err(|e| bad(path, e))?;
+        let profile = read_profile(path)?;
         let measured = measured_round_trips(&profile);
         if measured.is_empty() {
             eprintln!(
@@ -848,6 +769,7 @@ pub fn run_places(json: bool) -> Result<()> {
     output::write_text(Path::new("-"), &text)
 }
 
+/// `gpufare schema NAME`.
 pub fn run_schema(name: &str) -> Result<()> {
     let text = gpufare_core::schema::schema_json(name)
         .ok_or_else(|| anyhow::Error::new(InputFileError(format!("unknown schema {name:?}"))))?;

@@ -13,6 +13,7 @@ use std::sync::{Arc, Mutex, mpsc};
 use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result, bail};
+use clap::Args;
 use gpufare_core::numbers::stats::summarize;
 use gpufare_core::profile::document::{parse_profile, profile_to_json};
 use gpufare_core::profile::run::{RunRecord, RunReport};
@@ -23,7 +24,7 @@ use regex::Regex;
 use crate::gpu::{self, GpuSource};
 use crate::hoststat::HostSampler;
 use crate::interrupt::{self, Interrupted};
-use crate::{output, probe};
+use crate::{measure, output};
 
 /// What `gpufare run` does, resolved from the command line.
 #[derive(Debug, Clone)]
@@ -375,7 +376,7 @@ pub fn run(options: &RunOptions) -> Result<()> {
             parse_profile(&text).with_context(|| format!("--profile {}", path.display()))?
         }
         None => {
-            let collected = probe::collect(&probe::ProbeOptions::quick(
+            let collected = measure::collect(&measure::ProbeOptions::quick(
                 options.output.clone(),
                 options.redact,
                 options.no_gpu,
@@ -548,6 +549,79 @@ fn summary(profile: &gpufare_core::profile::document::Profile) {
             evidence.join(", ")
         );
     }
+}
+
+#[derive(Debug, Args)]
+pub struct RunArgs {
+    /// Where to write the profile (with the runs, host facts and limits, and the bottleneck
+    /// verdict). Not `-`: standard output carries the command's own output. As with `gpufare
+    /// probe -o`: an existing file is replaced atomically and keeps its permissions; a character
+    /// device such as /dev/null or a named pipe is written through; a symbolic link is followed
+    /// to the existing file it points at. If a run fails or is interrupted, an existing file is
+    /// left as it was (see --force).
+    #[arg(short, long, value_name = "FILE", value_parser = parse_run_output)]
+    pub output: PathBuf,
+
+    /// Replace an existing --output file even when a run failed or was interrupted.
+    #[arg(long)]
+    pub force: bool,
+
+    /// How many times to run the command (it stops at the first failed run).
+    #[arg(long, value_name = "N", default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=10_000))]
+    pub repeat: u32,
+
+    /// A regular expression for step lines in the output (see below).
+    #[arg(long, value_name = "RE", value_parser = parse_regex)]
+    pub step_regex: Option<regex::Regex>,
+
+    /// Milliseconds between GPU and host samples.
+    #[arg(long, value_name = "MS", default_value_t = 500, value_parser = clap::value_parser!(u64).range(10..=60_000))]
+    pub interval: u64,
+
+    /// Start from this probe profile (e.g. with --disk-dir and --iperf3 figures), so the
+    /// bottleneck verdict can compare the run with them.
+    #[arg(long, value_name = "FILE")]
+    pub profile: Option<PathBuf>,
+
+    /// Do not sample NVIDIA GPUs.
+    #[arg(long)]
+    pub no_gpu: bool,
+
+    /// Leave out the host name and GPU UUIDs.
+    #[arg(long)]
+    pub redact: bool,
+
+    /// The command and its arguments, after `--`.
+    #[arg(last = true, required = true, value_name = "CMD")]
+    pub command: Vec<String>,
+}
+
+impl RunArgs {
+    /// The options these arguments ask for.
+    pub fn options(&self) -> RunOptions {
+        RunOptions {
+            command: self.command.clone(),
+            repeat: self.repeat,
+            step_regex: self.step_regex.clone(),
+            interval: std::time::Duration::from_millis(self.interval),
+            output: self.output.clone(),
+            profile: self.profile.clone(),
+            no_gpu: self.no_gpu,
+            redact: self.redact,
+            force: self.force,
+        }
+    }
+}
+
+fn parse_regex(text: &str) -> Result<regex::Regex, String> {
+    regex::Regex::new(text).map_err(|e| format!("not a valid regular expression: {e}"))
+}
+
+fn parse_run_output(text: &str) -> Result<PathBuf, String> {
+    if text == "-" {
+        return Err("give a file: standard output carries the command's own output".to_owned());
+    }
+    Ok(PathBuf::from(text))
 }
 
 #[cfg(test)]

@@ -1,8 +1,9 @@
-//! `cargo xtask layers`: checks that `gpufare-core` imports only downward.
+//! `cargo xtask layers`: checks that each crate of the workspace imports only downward: the
+//! model (`core/src`), the command-line tool (`probe-cli/src`) and the site (`web/src`).
 //!
-//! The layers are the crate's top-level modules in the order `core/src/lib.rs` lists them in its
-//! doc comment (`//! 1. [`numbers`] — ...`): a module may use its own layer and the layers listed
-//! before it, never one listed after it. Within the crate no two files may depend on each other
+//! The layers are a crate's top-level modules in the order its root file (`lib.rs` or `main.rs`)
+//! lists them in its doc comment (`//! 1. [`numbers`] — ...`): a module may use its own layer and
+//! the layers listed before it, never one listed after it. Within the crate no two files may depend on each other
 //! through any chain of imports (no circles), which also keeps a folder's `mod.rs` a facade its own
 //! files never import.
 //!
@@ -32,7 +33,25 @@ struct Module {
     uses: Vec<(usize, Vec<String>, Vec<String>)>,
 }
 
-/// An import that breaks the rules.
+/// The crates checked: their source folder and its root file.
+pub const CRATES: [(&str, &str); 2] = [
+    ("core/src", "lib.rs"),
+    ("probe-cli/src", "main.rs"),
+    // ("web/src", "main.rs"),
+];
+
+/// An import that breaks the rules, with the crate's source folder (e.g. `core/src`) it is in.
+#[derive(Debug, PartialEq, Eq)]
+pub struct Found {
+    /// The crate's source folder as shown, e.g. `probe-cli/src`.
+    pub src: String,
+    /// Its root file, `lib.rs` or `main.rs`.
+    pub root: String,
+    /// What is wrong.
+    pub finding: Finding,
+}
+
+/// What is wrong with an import.
 #[derive(Debug, PartialEq, Eq)]
 pub enum Finding {
     /// A file imports from a layer listed after its own.
@@ -48,21 +67,35 @@ pub enum Finding {
         /// The layer imported from.
         to: String,
     },
+    /// A module imports a sibling: one listed on the same line of the root file's list.
+    Sibling {
+        /// The importing file, relative to the crate's `src/`.
+        file: String,
+        /// 1-based line of the import.
+        line: usize,
+        /// The path as written.
+        path: String,
+        /// The importing module.
+        from: String,
+        /// The sibling imported from.
+        to: String,
+    },
     /// Files that depend on each other in a circle; each step with the line that makes it.
     Circle {
         /// `(file, line, next file)` for every step of the circle.
         steps: Vec<(String, usize, String)>,
     },
-    /// A top-level module that `lib.rs` does not list as a layer.
+    /// A top-level module that the root file does not list as a layer.
     Unlisted {
         /// The module's name.
         module: String,
     },
 }
 
-impl fmt::Display for Finding {
+impl fmt::Display for Found {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
+        let (src, root) = (&self.src, &self.root);
+        match &self.finding {
             Finding::Upward {
                 file,
                 line,
@@ -71,44 +104,78 @@ impl fmt::Display for Finding {
                 to,
             } => write!(
                 f,
-                "core/src/{file}:{line}: `{path}` imports from layer `{to}`, which lib.rs lists after \
+                "{src}/{file}:{line}: `{path}` imports from layer `{to}`, which {root} lists after \
                  this file's layer `{from}`"
+            ),
+            Finding::Sibling {
+                file,
+                line,
+                path,
+                from,
+                to,
+            } => write!(
+                f,
+                "{src}/{file}:{line}: `{path}` imports from `{to}`, which {root} lists beside \
+                 `{from}`: siblings never import each other (move what they share below them)"
             ),
             Finding::Circle { steps } => {
                 writeln!(f, "an import circle:")?;
                 for (file, line, next) in steps {
-                    writeln!(f, "  core/src/{file}:{line} imports core/src/{next}")?;
+                    writeln!(f, "  {src}/{file}:{line} imports {src}/{next}")?;
                 }
                 Ok(())
             }
             Finding::Unlisted { module } => write!(
                 f,
-                "core/src/lib.rs: the module `{module}` is not in the numbered list of layers"
+                "{src}/{root}: the module `{module}` is not in the numbered list of layers"
             ),
         }
     }
 }
 
-/// Runs the check on `core/src` and fails with every finding.
+/// Runs the check on every crate of [`CRATES`] and fails with every finding.
 pub fn run(root: &Path) -> Result<()> {
-    let findings = check(&root.join("core/src"))?;
-    if findings.is_empty() {
-        eprintln!("==> layers: gpufare-core imports only downward, with no circles");
+    let mut all = Vec::new();
+    for (src, file) in CRATES {
+        all.extend(check_crate(root, src, file)?);
+    }
+    if all.is_empty() {
+        let names: Vec<&str> = CRATES.iter().map(|(src, _)| *src).collect();
+        eprintln!(
+            "==> layers: {} import only downward, with no circles",
+            names.join(", ")
+        );
         return Ok(());
     }
-    for f in &findings {
+    for f in &all {
         eprintln!("{f}");
     }
-    bail!("{} layer finding(s) in gpufare-core", findings.len())
+    bail!("{} layer finding(s)", all.len())
 }
 
-/// Every finding for the crate whose sources are under `src`.
-pub fn check(src: &Path) -> Result<Vec<Finding>> {
-    let lib = std::fs::read_to_string(src.join("lib.rs"))
-        .with_context(|| format!("cannot read {}", src.join("lib.rs").display()))?;
+/// Every finding in the crate whose sources are in `src` (relative to `root`), with root file
+/// `file`.
+pub fn check_crate(root: &Path, src: &str, file: &str) -> Result<Vec<Found>> {
+    Ok(check(&root.join(src), file)?
+        .into_iter()
+        .map(|finding| Found {
+            src: src.to_owned(),
+            root: file.to_owned(),
+            finding,
+        })
+        .collect())
+}
+
+/// Every finding for the crate whose sources are under `src`, with root file `root_file`.
+pub fn check(src: &Path, root_file: &str) -> Result<Vec<Finding>> {
+    let lib = std::fs::read_to_string(src.join(root_file))
+        .with_context(|| format!("cannot read {}", src.join(root_file).display()))?;
     let layers = listed_layers(&lib);
     if layers.is_empty() {
-        bail!("core/src/lib.rs lists no layers (`//! 1. [`name`] ...` lines)");
+        bail!(
+            "{} lists no layers (`//! 1. [`name`] ...` lines)",
+            src.join(root_file).display()
+        );
     }
     let mut files = Vec::new();
     collect(src, src, &mut files)?;
@@ -125,7 +192,7 @@ pub fn check(src: &Path) -> Result<Vec<Finding>> {
     let mut findings = Vec::new();
     if let Some(&root) = by_path.get(&Vec::new()) {
         for child in &modules[root].children {
-            if !layers.contains(child) {
+            if !layers.iter().any(|l| l.contains(child)) {
                 findings.push(Finding::Unlisted {
                     module: child.clone(),
                 });
@@ -135,7 +202,7 @@ pub fn check(src: &Path) -> Result<Vec<Finding>> {
     let rank = |m: &Module| {
         m.path
             .first()
-            .and_then(|top| layers.iter().position(|l| l == top))
+            .and_then(|top| layers.iter().position(|l| l.contains(top)))
     };
     // Edges between files, with the first line that makes each.
     let mut edges: BTreeMap<usize, BTreeMap<usize, usize>> = BTreeMap::new();
@@ -150,16 +217,26 @@ pub fn check(src: &Path) -> Result<Vec<Finding>> {
             if target == i || modules[target].path.is_empty() {
                 continue;
             }
-            if let (Some(from), Some(to)) = (rank(m), rank(&modules[target]))
-                && to > from
-            {
-                findings.push(Finding::Upward {
-                    file: m.file.clone(),
-                    line: *line,
-                    path: path.join("::"),
-                    from: layers[from].clone(),
-                    to: layers[to].clone(),
-                });
+            let top = |m: &Module| m.path.first().cloned().unwrap_or_default();
+            if let (Some(from), Some(to)) = (rank(m), rank(&modules[target])) {
+                let (mine, theirs) = (top(m), top(&modules[target]));
+                if to > from {
+                    findings.push(Finding::Upward {
+                        file: m.file.clone(),
+                        line: *line,
+                        path: path.join("::"),
+                        from: mine,
+                        to: theirs,
+                    });
+                } else if to == from && mine != theirs {
+                    findings.push(Finding::Sibling {
+                        file: m.file.clone(),
+                        line: *line,
+                        path: path.join("::"),
+                        from: mine,
+                        to: theirs,
+                    });
+                }
             }
             edges.entry(i).or_default().entry(target).or_insert(*line);
         }
@@ -182,14 +259,22 @@ pub fn check(src: &Path) -> Result<Vec<Finding>> {
     Ok(findings)
 }
 
-/// The layers in the order of `lib.rs`'s numbered doc list: `//! 3. [`offers`] — ...`.
-fn listed_layers(lib: &str) -> Vec<String> {
+/// The layers in the order of the root file's numbered doc list: `//! 3. [`offers`] — ...`.
+/// A line may name several modules before its dash (`//! 9. [`a`], [`b`] — ...`): siblings of one
+/// layer, which may import the layers before them but never each other.
+fn listed_layers(lib: &str) -> Vec<Vec<String>> {
     lib.lines()
         .filter_map(|l| {
             let rest = l.strip_prefix("//!")?.trim_start();
-            let (number, rest) = rest.split_once(". [`")?;
+            let (number, rest) = rest.split_once(". ")?;
             number.parse::<u32>().ok()?;
-            Some(rest.split_once("`]")?.0.to_owned())
+            let names = rest.split(" — ").next().unwrap_or_default();
+            let modules: Vec<String> = names
+                .split("[`")
+                .skip(1)
+                .filter_map(|n| Some(n.split_once("`]")?.0.to_owned()))
+                .collect();
+            (!modules.is_empty()).then_some(modules)
         })
         .collect()
 }
@@ -212,13 +297,14 @@ fn collect(src: &Path, dir: &Path, out: &mut Vec<PathBuf>) -> Result<()> {
 
 fn parse_module(src: &Path, file: &Path) -> Result<Module> {
     let text = std::fs::read_to_string(src.join(file))
-        .with_context(|| format!("cannot read core/src/{}", file.display()))?;
+        .with_context(|| format!("cannot read {}", src.join(file).display()))?;
     let mut path: Vec<String> = file
         .with_extension("")
         .components()
         .map(|c| c.as_os_str().to_string_lossy().into_owned())
         .collect();
-    if matches!(path.last().map(String::as_str), Some("mod" | "lib")) {
+    let root_file = path.len() == 1 && path.first().is_some_and(|f| f == "lib" || f == "main");
+    if root_file || path.last().is_some_and(|last| last == "mod") {
         path.pop();
     }
     let code = strip_comments(&text);
@@ -669,11 +755,13 @@ mod tests {
     const LIB: &str = "//! Layers:\n//! 1. [`low`] — below.\n//! 2. [`high`] — above.\n\npub mod high;\npub mod low;\n";
 
     #[test]
-    fn gpufare_core_imports_only_downward() {
-        let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("../core/src");
-        let findings = check(&src).unwrap();
-        let text: Vec<String> = findings.iter().map(ToString::to_string).collect();
-        assert!(findings.is_empty(), "{}", text.join("\n"));
+    fn every_crate_imports_only_downward() {
+        let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+        for (src, file) in CRATES {
+            let findings = check_crate(&root, src, file).unwrap();
+            let text: Vec<String> = findings.iter().map(ToString::to_string).collect();
+            assert!(findings.is_empty(), "{}", text.join("\n"));
+        }
     }
 
     #[test]
@@ -691,7 +779,7 @@ mod tests {
                 "use crate::low::a::A;\n\npub struct Thing(A);\n",
             ),
         ]);
-        let findings = check(dir.path()).unwrap();
+        let findings = check(dir.path(), "lib.rs").unwrap();
         assert_eq!(
             findings[0],
             Finding::Upward {
@@ -702,7 +790,12 @@ mod tests {
                 to: "high".into(),
             }
         );
-        assert!(findings[0].to_string().starts_with("core/src/low/a.rs:3: "));
+        let shown = check_crate(dir.path(), ".", "lib.rs").unwrap();
+        assert!(
+            shown[0].to_string().starts_with("./low/a.rs:3: "),
+            "{}",
+            shown[0]
+        );
         // The two files also import each other: a circle, reported with both lines.
         assert!(
             findings
@@ -726,7 +819,7 @@ mod tests {
                 "#[derive(Default)]\npub struct Thing(pub u32);\n",
             ),
         ]);
-        let findings = check(dir.path()).unwrap();
+        let findings = check(dir.path(), "lib.rs").unwrap();
         assert_eq!(findings.len(), 1, "{findings:?}");
         assert!(matches!(&findings[0], Finding::Upward { line: 4, .. }));
     }
@@ -743,7 +836,7 @@ mod tests {
             ),
             ("high/mod.rs", ""),
         ]);
-        let findings = check(dir.path()).unwrap();
+        let findings = check(dir.path(), "lib.rs").unwrap();
         assert_eq!(
             findings,
             [Finding::Circle {
@@ -766,9 +859,32 @@ mod tests {
             ("extra.rs", ""),
         ]);
         assert_eq!(
-            check(dir.path()).unwrap(),
+            check(dir.path(), "lib.rs").unwrap(),
             [Finding::Unlisted {
                 module: "extra".into()
+            }]
+        );
+    }
+
+    #[test]
+    fn siblings_of_one_layer_never_import_each_other() {
+        let dir = crate_with(&[
+            (
+                "main.rs",
+                "//! 1. [`low`] — shared.\n//! 2. [`a`], [`b`] — panels.\n\nmod a;\nmod b;\nmod low;\n",
+            ),
+            ("low.rs", "pub fn f() {}\n"),
+            ("a.rs", "use crate::low::f;\nuse crate::b::g;\n"),
+            ("b.rs", "pub fn g() { crate::low::f() }\n"),
+        ]);
+        assert_eq!(
+            check(dir.path(), "main.rs").unwrap(),
+            [Finding::Sibling {
+                file: "a.rs".into(),
+                line: 2,
+                path: "crate::b::g".into(),
+                from: "a".into(),
+                to: "b".into(),
             }]
         );
     }

@@ -5,6 +5,7 @@
 //! [`estimate_report`]; [`table`] lays it out for the terminal, or the report is written as one
 //! JSON document.
 
+pub mod args;
 mod table;
 
 use std::io::{self, Write};
@@ -29,10 +30,18 @@ use gpufare_core::workload::llm::setup::{
 use gpufare_core::workload::report::{Gpus, estimate_report, presets};
 use gpufare_core::workload::types::WorkloadError;
 
-use crate::cli::{
-    Cli, EstimateArgs, EstimateCommand, EstimateOutput, Format, KvArg, LlmArgs, LlmTaskArg,
+use args::{
+    EstimateArgs, EstimateCommand, EstimateOutput, Format, KvArg, LlmArgs, LlmTaskArg,
     OptimizerArg, PresetsArgs, SdArgs, SdTaskArg, TargetsArg,
 };
+
+/// `gpufare estimate`'s command line alone, for its usage messages.
+#[derive(Debug, clap::Parser)]
+#[command(name = "estimate", bin_name = "gpufare estimate")]
+struct EstimateLine {
+    #[command(flatten)]
+    args: EstimateArgs,
+}
 
 /// Runs `gpufare estimate`.
 pub fn run(args: &EstimateArgs) -> Result<()> {
@@ -46,11 +55,9 @@ pub fn run(args: &EstimateArgs) -> Result<()> {
 /// Refuses the command line of `gpufare estimate <sub>` with a clap-style message (and that
 /// subcommand's usage line) and exit status 2.
 fn usage(sub: &str, message: String) -> ! {
-    let mut cli = Cli::command();
+    let mut cli = EstimateLine::command();
     cli.build();
-    let command = cli
-        .find_subcommand_mut("estimate")
-        .and_then(|e| e.find_subcommand_mut(sub));
+    let command = cli.find_subcommand_mut(sub);
     match command {
         Some(c) => c.error(ErrorKind::ValueValidation, message).exit(),
         None => cli.error(ErrorKind::ValueValidation, message).exit(),

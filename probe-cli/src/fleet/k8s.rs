@@ -14,7 +14,7 @@
 use anyhow::Result;
 use serde_json::{Value, json};
 
-use crate::cli::K8sArgs;
+use super::args::K8sArgs;
 use crate::output;
 
 /// Label and node-selector key the NVIDIA GPU feature discovery sets on GPU nodes.

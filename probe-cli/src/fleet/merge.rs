@@ -5,13 +5,13 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{Result, bail};
 use gpufare_core::fleet::{
-    FleetNode, Merged, Rules, fleet_to_jsonl, merge, parse_fleet, parse_rules, prometheus_text,
-    report, report_markdown, report_table,
+    Rules, fleet_to_jsonl, merge, parse_rules, prometheus_text, report, report_markdown,
+    report_table,
 };
 
-use crate::cli::{FailOn, MergeArgs, ReportArgs, ReportFormat};
+use super::args::{FailOn, MergeArgs, ReportArgs, ReportFormat};
+use crate::input::{InputFileError, read_fleet, tell_left_out};
 use crate::output;
-use crate::plan_cmd::InputFileError;
 
 fn usage(text: String) -> anyhow::Error {
     anyhow::Error::new(InputFileError(text))
@@ -49,19 +49,6 @@ fn input_files(path: &Path) -> Result<Vec<PathBuf>> {
         )));
     }
     Ok(files)
-}
-
-/// Prints on standard error what a merge left out.
-fn tell_left_out(merged: &Merged) {
-    for d in &merged.damaged {
-        eprintln!("gpufare: skipped {}: {}", d.source, d.reason());
-    }
-    for d in &merged.duplicates {
-        eprintln!(
-            "gpufare: skipped {}: the same node (host and GPUs) as {}",
-            d.dropped, d.kept
-        );
-    }
 }
 
 /// Runs `gpufare fleet merge`.
@@ -104,22 +91,6 @@ pub fn run_merge(args: &MergeArgs) -> Result<()> {
         }
     );
     Ok(())
-}
-
-/// Reads a fleet file written by `fleet merge`; damaged lines are reported and skipped, and a
-/// fleet without one readable node is a usage error.
-pub fn read_fleet(path: &Path) -> Result<Vec<FleetNode>> {
-    let text = std::fs::read_to_string(path)
-        .map_err(|e| usage(format!("{}: cannot read: {e}", path.display())))?;
-    let merged = parse_fleet(&path.to_string_lossy(), &text);
-    tell_left_out(&merged);
-    if merged.nodes.is_empty() {
-        bail!(usage(format!(
-            "{}: no profile in this fleet file",
-            path.display()
-        )));
-    }
-    Ok(merged.nodes)
 }
 
 /// Runs `gpufare fleet report`.

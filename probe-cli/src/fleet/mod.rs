@@ -2,6 +2,7 @@
 //! the profiles and report on them. This module only drives the engines and prints; merging,
 //! grouping, spreads and outliers are core's (`gpufare_core::fleet`).
 
+pub mod args;
 pub mod k8s;
 pub mod merge;
 pub mod slurm;
@@ -9,7 +10,16 @@ pub mod slurm;
 use anyhow::{Result, bail};
 use clap::Parser;
 
-use crate::cli::{Cli, Command, FleetCommand};
+use crate::measure::ProbeArgs;
+use args::FleetCommand;
+
+/// `gpufare probe`'s command line alone, to check the flags a fleet passes on to it.
+#[derive(Debug, Parser)]
+#[command(name = "gpufare probe")]
+struct ProbeLine {
+    #[command(flatten)]
+    probe: ProbeArgs,
+}
 
 /// Runs `gpufare fleet ...`.
 pub fn run(command: &FleetCommand) -> Result<()> {
@@ -24,15 +34,10 @@ pub fn run(command: &FleetCommand) -> Result<()> {
 /// Checks the probe's flags given after `--` the way `gpufare probe` would parse them, so a typo
 /// fails here and not on every node. The output is the fleet's to choose.
 pub fn check_probe_args(args: &[String]) -> Result<()> {
-    let argv = ["gpufare", "probe"]
-        .into_iter()
-        .map(str::to_owned)
-        .chain(args.iter().cloned());
-    match Cli::try_parse_from(argv) {
-        Ok(Cli {
-            command: Command::Probe(p),
-        }) => {
-            if p.output.as_os_str() != "-" {
+    let argv = std::iter::once("gpufare probe".to_owned()).chain(args.iter().cloned());
+    match ProbeLine::try_parse_from(argv) {
+        Ok(ProbeLine { probe }) => {
+            if probe.output.as_os_str() != "-" {
                 bail!(
                     "the probe's flags after -- set -o/--output: leave it out, each task writes \
                      its profile into the fleet's output directory"
@@ -40,7 +45,6 @@ pub fn check_probe_args(args: &[String]) -> Result<()> {
             }
             Ok(())
         }
-        Ok(_) => bail!("the flags after -- must be `gpufare probe` flags"),
         Err(e) => {
             let text = e.to_string();
             let first = text.lines().next().unwrap_or("").trim();

@@ -14,8 +14,8 @@ use std::time::Duration;
 
 use anyhow::{Context, Result, bail};
 
+use super::args::{SlurmArgs, SlurmMode};
 use super::shell_quote;
-use crate::cli::{SlurmArgs, SlurmMode};
 use crate::output;
 
 /// The placeholder in `--output-dir` that becomes the task index.

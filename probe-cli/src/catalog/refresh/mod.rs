@@ -26,8 +26,9 @@ use gpufare_core::offers::feeds::{
 use gpufare_core::offers::import::{OnClash, merge};
 use gpufare_core::offers::skypilot::import_vms_csv_from;
 
+use crate::flags::parse_size;
+use crate::input::InputFileError;
 use crate::output;
-use crate::plan_cmd::InputFileError;
 
 use http::{bytes, shown};
 
@@ -124,27 +125,6 @@ fn positive_seconds(text: &str) -> Result<f64, String> {
         Ok(s) if s.is_finite() && s > 0.0 && s <= 86_400.0 => Ok(s),
         _ => Err(format!("{text:?} is not a number of seconds above 0")),
     }
-}
-
-fn parse_size(text: &str) -> Result<u64, String> {
-    let t = text.trim();
-    let (digits, unit) = match t.char_indices().find(|(_, c)| !c.is_ascii_digit()) {
-        Some((i, _)) => t.split_at(i),
-        None => (t, ""),
-    };
-    let shift = match unit.trim().to_ascii_uppercase().as_str() {
-        "" | "B" => 0,
-        "K" | "KB" | "KIB" => 10,
-        "M" | "MB" | "MIB" => 20,
-        "G" | "GB" | "GIB" => 30,
-        _ => return Err(format!("{text:?}: a size is a number with K, M or G")),
-    };
-    digits
-        .parse::<u64>()
-        .ok()
-        .and_then(|n| n.checked_mul(1 << shift))
-        .filter(|n| *n > 0)
-        .ok_or_else(|| format!("{text:?} is not a size above 0"))
 }
 
 /// A feed named on the command line.
