@@ -13,7 +13,7 @@ use leptos::prelude::*;
 use leptos::task::spawn_local;
 use wasm_bindgen_futures::JsFuture;
 
-use crate::export_view::download;
+use crate::files::download;
 use crate::vocab::{Label, Lang, errors, model, t};
 
 /// Adds the offers of an imported catalog file to the user's own quotes and returns the report

@@ -16,12 +16,10 @@ use gpufare_core::plan::option::OptionResult;
 use gpufare_core::plan::{PlanError, PlanResult};
 use gpufare_core::scenario::document::Scenario;
 use leptos::prelude::*;
-use wasm_bindgen::JsCast;
 
 use crate::charts::QueueCdf;
 use crate::fields::{Disclosure, lazy_view};
 use crate::format::{self, percent};
-use crate::results::offer_title;
 use crate::vocab::{Label, Lang, model, pick, t};
 
 /// The offer shown: the one picked, else the recommended one, else the first priced.
@@ -30,19 +28,6 @@ pub fn target<'a>(result: &'a PlanResult, pick: Option<&str>) -> Option<&'a Opti
     pick.and_then(find)
         .or_else(|| result.decision.recommended_offer.as_deref().and_then(find))
         .or_else(|| result.options.first())
-}
-
-/// Shows the details of `offer`: picks it and opens the panel.
-pub fn show_details(pick: RwSignal<Option<String>>, offer: String) {
-    pick.set(Some(offer));
-    let details = web_sys::window()
-        .and_then(|w| w.document())
-        .and_then(|d| d.get_element_by_id("offer-details"))
-        .and_then(|e| e.dyn_into::<web_sys::HtmlDetailsElement>().ok());
-    if let Some(details) = details {
-        details.set_open(true);
-        details.scroll_into_view();
-    }
 }
 
 /// The panel: its summary names the offer shown.
@@ -67,7 +52,7 @@ pub fn DetailsPanel(
         })
     });
     view! {
-        <Disclosure id="offer-details" class="risk offer-details no-print" summary=summary>
+        <Disclosure id=crate::picks::DETAILS_PANEL class="risk offer-details no-print" summary=summary>
             {move || lazy_view(lang, details_panel(lang, scenario, plan, pick))}
         </Disclosure>
     }
@@ -146,7 +131,7 @@ fn details_body(
                             let selected = current.as_deref() == Some(id.as_str());
                             view! {
                                 <option value=id.clone() selected=selected>
-                                    {format!("{} ({id})", offer_title(lang, &o))}
+                                    {format!("{} ({id})", model::option_title(lang, &o))}
                                 </option>
                             }
                         })
@@ -383,7 +368,7 @@ fn report(lang: Lang, shown: Shown) -> impl IntoView {
             t(lang, Label::QueueMean),
             format::wait(lang, q.mean)
         );
-        let name = offer_title(lang, &o);
+        let name = model::option_title(lang, &o);
         view! {
             <dl
                 class="facts"
@@ -406,7 +391,7 @@ fn report(lang: Lang, shown: Shown) -> impl IntoView {
     };
 
     view! {
-        <h3 id="details-offer-title">{offer_title(lang, &o)}</h3>
+        <h3 id="details-offer-title">{model::option_title(lang, &o)}</h3>
         {sharing}
         <h4>{t(lang, Label::QueueHeading)}</h4>
         {queue}

@@ -61,7 +61,7 @@ fn compare(
         Ok(old) => old,
         Err(e) => return Ok(Err(Arc::new(e))),
     };
-    let new = crate::export_view::site_budget(scenario, &result);
+    let new = crate::planner::site_budget(scenario, &result);
     let diff = diff(&old, &new);
     let titles = diff
         .changes

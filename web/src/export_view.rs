@@ -2,7 +2,7 @@
 //! are made by `gpufare_core::export` from the same plan the page shows and saved through a Blob;
 //! nothing is uploaded. The workbook's sheet names and headers follow the page's language.
 
-use gpufare_core::export::budget::{Budget, budget, budget_json};
+use gpufare_core::export::budget::{budget, budget_json};
 use gpufare_core::export::csv::budget_csv;
 use gpufare_core::export::markdown::budget_markdown;
 use gpufare_core::export::xlsx::{SheetLanguage, budget_xlsx};
@@ -11,49 +11,10 @@ use gpufare_core::plan::PlanResult;
 use gpufare_core::scenario::document::Scenario;
 use leptos::prelude::*;
 use leptos::task::spawn_local;
-use wasm_bindgen::JsCast;
 
+use crate::files::{download, download_bytes};
+use crate::planner::site_budget;
 use crate::vocab::{Label, Lang, t};
-
-/// Saves `text` as a file named `name`.
-pub fn download(name: &str, mime: &str, text: &str) {
-    let parts = js_sys::Array::of1(&wasm_bindgen::JsValue::from_str(text));
-    let options = web_sys::BlobPropertyBag::new();
-    options.set_type(mime);
-    if let Ok(blob) = web_sys::Blob::new_with_str_sequence_and_options(&parts, &options) {
-        save_blob(name, &blob);
-    }
-}
-
-/// Saves `bytes` (a binary file such as a workbook) as a file named `name`.
-pub fn download_bytes(name: &str, mime: &str, bytes: &[u8]) {
-    let parts = js_sys::Array::of1(&js_sys::Uint8Array::from(bytes));
-    let options = web_sys::BlobPropertyBag::new();
-    options.set_type(mime);
-    if let Ok(blob) = web_sys::Blob::new_with_u8_array_sequence_and_options(&parts, &options) {
-        save_blob(name, &blob);
-    }
-}
-
-/// Saves `blob` as a file named `name` through a temporary object URL.
-fn save_blob(name: &str, blob: &web_sys::Blob) {
-    let Some(document) = web_sys::window().and_then(|w| w.document()) else {
-        return;
-    };
-    let Ok(url) = web_sys::Url::create_object_url_with_blob(blob) else {
-        return;
-    };
-    if let Some(a) = document
-        .create_element("a")
-        .ok()
-        .and_then(|e| e.dyn_into::<web_sys::HtmlAnchorElement>().ok())
-    {
-        a.set_href(&url);
-        a.set_download(name);
-        a.click();
-    }
-    let _ = web_sys::Url::revoke_object_url(&url);
-}
 
 /// The media type of an `.xlsx` workbook.
 const XLSX_MIME: &str = "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet";
@@ -110,15 +71,6 @@ fn save_budget(
         ),
     }
     Ok(())
-}
-
-/// The budget of `result` as the site saves it: priced against the scenario's catalog (the
-/// default one with the user's edits), with the scenario inside for `gpufare plan --scenario`.
-pub fn site_budget(scenario: Scenario, result: &PlanResult) -> Budget {
-    let catalog = scenario.catalog(default_catalog());
-    let mut b = budget(result, &scenario.task, &catalog);
-    b.scenario = Some(scenario);
-    b
 }
 
 /// The export bar under the recommendation.

@@ -237,6 +237,15 @@ pub fn take_chosen_file(ev: &leptos::ev::Event) -> Option<web_sys::File> {
     Some(file)
 }
 
+/// A panel's summary: its title, with how many things it holds when there are any.
+pub fn counted(title: &str, n: usize) -> String {
+    if n == 0 {
+        title.to_owned()
+    } else {
+        format!("{title} ({n})")
+    }
+}
+
 /// A file's text as the browser decodes it (UTF-8), or `None` when it cannot be read.
 pub async fn file_text(file: &web_sys::File) -> Option<String> {
     wasm_bindgen_futures::JsFuture::from(file.text())

@@ -15,6 +15,7 @@ use gpufare_core::fleet::{
     fleet_factors, parse_fleet, report,
 };
 use gpufare_core::numbers::money::group_thousands;
+use gpufare_core::profile::document::Profile;
 use gpufare_core::profile::evidence::MeasuredFactors;
 use gpufare_core::scenario::document::Scenario;
 use leptos::prelude::*;
@@ -26,7 +27,6 @@ use wasm_bindgen_futures::JsFuture;
 
 use crate::fields::{HeaderRow, f, read};
 use crate::format::number;
-use crate::profile_view::Opener;
 use crate::vocab::{Label, Lang, errors, model, pick, t};
 
 /// A fleet of 10,000 nodes is about 40 MB; refuse anything absurd before reading it.
@@ -50,7 +50,8 @@ enum Refusal {
 pub fn FleetViewer(
     lang: ReadSignal<Lang>,
     scenario: RwSignal<Scenario>,
-    opener: Opener,
+    /// Opens a node's profile (its name and the profile) in the profile card.
+    opener: Callback<(String, Profile)>,
 ) -> impl IntoView {
     let panel = RwSignal::new(None::<ViewFn>);
     let failed = RwSignal::new(false);
@@ -131,7 +132,7 @@ struct Fleet {
 struct State {
     lang: ReadSignal<Lang>,
     scenario: RwSignal<Scenario>,
-    opener: Opener,
+    opener: Callback<(String, Profile)>,
     /// The file being read, until its report is ready.
     busy: RwSignal<Option<String>>,
     fleet: RwSignal<Option<Arc<Fleet>>>,
@@ -157,7 +158,7 @@ fn open_fleet(
     text: String,
     lang: ReadSignal<Lang>,
     scenario: RwSignal<Scenario>,
-    opener: Opener,
+    opener: Callback<(String, Profile)>,
 ) -> Result<Option<ViewFn>, leptos::wasm_split::SplitLoaderError> {
     let (view, state) = match STATE.get() {
         Some(state) => (None, state),
@@ -677,7 +678,7 @@ fn open_node(state: State, fleet: &Fleet, index: usize) {
     } else {
         format!("{} ({})", row.label, row.source)
     };
-    state.opener.open_profile(name, node.profile.clone());
+    state.opener.run((name, node.profile.clone()));
 }
 
 fn outliers_view(state: State, fleet: Arc<Fleet>) -> AnyView {

@@ -3,6 +3,23 @@
 //! Components only hold signals and render; every figure comes from `gpufare-core`, the same code
 //! the CLI runs. The scenario lives in one signal, saved to localStorage and mirrored into the URL
 //! fragment as a share link. Nothing typed or uploaded leaves the browser.
+//!
+//! The page (this file) puts the panels together; each panel imports only the shared pieces
+//! listed before it, never another panel (`cargo xtask layers` checks it):
+//!
+//! 1. [`vocab`] — every word in English and Simplified Chinese;
+//! 2. [`clock`] — today's date from the browser;
+//! 3. [`format`] — numbers with units and currency;
+//! 4. [`fields`] — form fields, disclosures and chunks loaded on first use;
+//! 5. [`files`] — files saved for the user;
+//! 6. [`charts`] — the SVG charts;
+//! 7. [`facts`] — facts more than one panel shows;
+//! 8. [`picks`] — the offer a panel shows, and the links that open it;
+//! 9. [`state`] — the scenario saved and shared;
+//! 10. [`planner`] — the plan on screen, from the Web Worker;
+//! 11. [`task_form`], [`estimator_view`], [`reach_view`], [`serving_view`], [`results`],
+//!     [`risk_view`], [`details_view`], [`export_view`], [`diff_view`], [`offers`], [`trace_view`],
+//!     [`queue_view`], [`catalog_io`], [`rent_view`], [`profile_view`], [`fleet_view`] — the panels.
 
 mod catalog_io;
 mod charts;
@@ -11,10 +28,13 @@ mod details_view;
 mod diff_view;
 mod estimator_view;
 mod export_view;
+mod facts;
 mod fields;
+mod files;
 mod fleet_view;
 mod format;
 mod offers;
+mod picks;
 mod planner;
 mod profile_view;
 mod queue_view;
@@ -56,6 +76,7 @@ fn App() -> impl IntoView {
     let details = RwSignal::new(None::<String>);
     // Opens profiles in the profile card: from its picker, or a fleet's node.
     let opener = profile_view::Opener::new(lang, scenario);
+    let open_profile = Callback::new(move |(name, profile)| opener.open_profile(name, profile));
 
     view! {
         <header>
@@ -120,7 +141,9 @@ fn App() -> impl IntoView {
             data-planner=move || planned.engine.get().tag()
         >
             <div class="column">
-                <task_form::TaskForm lang=lang scenario=scenario />
+                <task_form::TaskForm lang=lang scenario=scenario>
+                    <estimator_view::Estimator lang=lang scenario=scenario />
+                </task_form::TaskForm>
                 <serving_view::TrafficEditor lang=lang scenario=scenario />
                 <reach_view::ReachForm lang=lang scenario=scenario />
                 <task_form::SettingsForm lang=lang scenario=scenario />
@@ -128,15 +151,25 @@ fn App() -> impl IntoView {
             <div class="results-column" aria-busy=move || planned.pending.get().to_string()>
                 <export_view::ExportBar lang=lang scenario=scenario plan=planned />
                 <diff_view::BudgetDiffView lang=lang scenario=scenario plan=planned />
-                <results::Results lang=lang scenario=scenario plan=plan pick=pick details=details />
+                <results::Results lang=lang scenario=scenario plan=plan pick=pick details=details>
+                    <risk_view::RiskPanel lang=lang plan=plan pick=pick />
+                    <details_view::DetailsPanel lang=lang scenario=scenario plan=plan pick=details />
+                </results::Results>
                 <serving_view::ServingPanel lang=lang scenario=scenario plan=plan />
             </div>
-            <offers::OffersTable lang=lang scenario=scenario pick=pick details=details />
+            <offers::OffersTable
+                lang=lang
+                scenario=scenario
+                footer=view! { <catalog_io::CatalogIo lang=lang scenario=scenario /> }.into_any()
+            >
+                <trace_view::TracesPanel lang=lang scenario=scenario pick=pick />
+                <queue_view::QueuePanel lang=lang scenario=scenario details=details />
+            </offers::OffersTable>
             <fields::Disclosure id="quick-rent" class="card wide" summary=Signal::derive(move || t(lang.get(), Label::QuickRent).to_owned())>
                 <rent_view::RentCalculator lang=lang />
             </fields::Disclosure>
             <profile_view::ProfileViewer lang=lang opener=opener />
-            <fleet_view::FleetViewer lang=lang scenario=scenario opener=opener />
+            <fleet_view::FleetViewer lang=lang scenario=scenario opener=open_profile />
         </main>
         <footer>
             <p>{move || t(lang.get(), Label::Privacy)}</p>

@@ -35,10 +35,10 @@ enum SortKey {
 pub fn OffersTable(
     lang: ReadSignal<Lang>,
     scenario: RwSignal<Scenario>,
-    /// The offer whose interruption risk is shown.
-    pick: RwSignal<Option<String>>,
-    /// The offer whose sharing and queue details are shown.
-    details: RwSignal<Option<String>>,
+    /// The panels shown under the table (the page passes the traces and queue panels).
+    children: Children,
+    /// The card's last part (the page passes the catalog import and export).
+    footer: AnyView,
 ) -> impl IntoView {
     let sort = RwSignal::new(SortKey::Price);
     // Rebuilt only when the edits change, not on every keystroke in the task form.
@@ -93,11 +93,10 @@ pub fn OffersTable(
                     </tbody>
                 </table>
             </div>
-            <crate::trace_view::TracesPanel lang=lang scenario=scenario pick=pick />
-            <crate::queue_view::QueuePanel lang=lang scenario=scenario details=details />
+            {children()}
             <Discounts lang=lang scenario=scenario />
             <AddOffer lang=lang scenario=scenario />
-            <crate::catalog_io::CatalogIo lang=lang scenario=scenario />
+            {footer}
         </section>
     }
 }

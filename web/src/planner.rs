@@ -11,6 +11,7 @@
 use std::cell::RefCell;
 use std::rc::Rc;
 
+use gpufare_core::export::budget::{Budget, budget};
 use gpufare_core::offers::default::default_catalog;
 use gpufare_core::plan::{PlanError, PlanResult};
 use gpufare_core::scenario::document::Scenario;
@@ -310,3 +311,12 @@ fn start(channel: &Rc<RefCell<Channel>>, signals: Signals) {
 
 /// The number of the warm-up request; scenarios are numbered from 1.
 const WARM_UP: u32 = u32::MAX;
+
+/// The budget of `result` as the site saves it: priced against the scenario's catalog (the
+/// default one with the user's edits), with the scenario inside for `gpufare plan --scenario`.
+pub fn site_budget(scenario: Scenario, result: &PlanResult) -> Budget {
+    let catalog = scenario.catalog(default_catalog());
+    let mut b = budget(result, &scenario.task, &catalog);
+    b.scenario = Some(scenario);
+    b
+}

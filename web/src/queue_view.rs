@@ -48,12 +48,7 @@ pub fn QueuePanel(
             ids.dedup();
             ids.len()
         });
-        let title = t(lang.get(), Label::QueueTraces);
-        if n == 0 {
-            title.to_owned()
-        } else {
-            format!("{title} ({n})")
-        }
+        crate::fields::counted(t(lang.get(), Label::QueueTraces), n)
     });
     view! {
         <Disclosure id="queue-traces" class="traces queue-traces" summary=summary>
@@ -217,7 +212,7 @@ fn queue_body(
         };
         let show = {
             let id = id.clone();
-            move |_| crate::details_view::show_details(details, id.clone())
+            move |_| crate::picks::show(details, id.clone(), crate::picks::DETAILS_PANEL)
         };
         let (provider, title) = match &a.offer {
             Some(o) => (

@@ -23,18 +23,6 @@ const CHARTED: usize = 8;
 /// Ranked options on the printout; style.css hides rows after this many (`nth-child(n+6)`).
 const PRINTED: usize = 5;
 
-/// An offer as the ranking names it: provider, GPUs, sharing and billing.
-pub fn offer_title(lang: Lang, o: &OptionResult) -> String {
-    format!(
-        "{} · {}×{} · {} · {}",
-        o.provider,
-        o.gpu_count,
-        o.gpu,
-        model::tenancy(lang, o.tenancy),
-        model::billing(lang, o.billing_mode)
-    )
-}
-
 fn reason_list(lang: Lang, reasons: &[Reason], class: &'static str) -> impl IntoView + use<> {
     let items = reasons
         .iter()
@@ -56,6 +44,10 @@ pub fn Results(
     pick: RwSignal<Option<String>>,
     /// The offer whose sharing and queue details are shown.
     details: RwSignal<Option<String>>,
+    /// The panels between the ranking and the rest (the page passes the risk and details
+    /// panels), outside the blocks rebuilt on every recompute so that they stay open while the
+    /// task is edited.
+    children: Children,
 ) -> impl IntoView {
     view! {
         <section aria-labelledby="results-heading" class="card wide results" aria-live="polite">
@@ -73,10 +65,7 @@ pub fn Results(
                     }.into_any(),
                 }
             }}
-            // Outside the blocks rebuilt on every recompute, so that it stays open while the task
-            // is edited.
-            <crate::risk_view::RiskPanel lang=lang plan=plan pick=pick />
-            <crate::details_view::DetailsPanel lang=lang scenario=scenario plan=plan pick=details />
+            {children()}
             {move || {
                 let lang = lang.get();
                 plan.get().ok().map(|result| view! {
@@ -108,7 +97,7 @@ fn Decision(lang: Lang, result: PlanResult) -> impl IntoView {
                 view! {
                     <p id="recommended" data-offer=o.offer_id.clone()>
                         <strong>{t(lang, Label::Recommended)}": "</strong>
-                        {offer_title(lang, &o)}
+                        {model::option_title(lang, &o)}
                         " — "
                         <span class="total">{format::money(lang, &o.costs.total_expected)}</span>
                         {format!(", {}", format::hours(lang, o.hours_expected))}
@@ -170,7 +159,7 @@ fn Ranking(
                 <tr data-offer=o.offer_id.clone()>
                     <td>{i + 1}</td>
                     <td>
-                        {offer_title(lang, o)}
+                        {model::option_title(lang, o)}
                         {has_flags.then(|| view! { <span class="badge warn" title=flags.clone() aria-label=flags.clone()>"!"</span> })}
                         <br />
                         <span class="muted slowdown">
@@ -200,7 +189,7 @@ fn Ranking(
                             let id = o.offer_id.clone();
                             view! {
                                 " "
-                                <button type="button" class="details-link" data-offer=id.clone() on:click=move |_| crate::details_view::show_details(details, id.clone())>
+                                <button type="button" class="details-link" data-offer=id.clone() on:click=move |_| crate::picks::show(details, id.clone(), crate::picks::DETAILS_PANEL)>
                                     {t(lang, Label::ShowDetails)}
                                 </button>
                             }
@@ -209,7 +198,7 @@ fn Ranking(
                             let id = o.offer_id.clone();
                             view! {
                                 " "
-                                <button type="button" class="risk-link" data-offer=id.clone() on:click=move |_| crate::risk_view::show_risk(pick, id.clone())>
+                                <button type="button" class="risk-link" data-offer=id.clone() on:click=move |_| crate::picks::show(pick, id.clone(), crate::picks::RISK_PANEL)>
                                     {t(lang, Label::ShowRisk)}
                                 </button>
                             }
@@ -231,7 +220,7 @@ fn Ranking(
             .map(|o| {
                 view! {
                     <li data-offer=o.offer_id.clone()>
-                        <strong>{offer_title(lang, o)}</strong>
+                        <strong>{model::option_title(lang, o)}</strong>
                         {reason_list(lang, &o.reasons, "reasons")}
                     </li>
                 }
@@ -297,7 +286,7 @@ fn Hybrid(lang: Lang, result: PlanResult) -> impl IntoView {
                 view! {
                     <tr>
                         <td>{model::phase(lang, p.phase)}</td>
-                        <td>{offer.map(|o| offer_title(lang, o)).unwrap_or_else(|| t(lang, Label::None).to_owned())}</td>
+                        <td>{offer.map(|o| model::option_title(lang, o)).unwrap_or_else(|| t(lang, Label::None).to_owned())}</td>
                         <td class="num">{format::money(lang, &p.cost)}</td>
                     </tr>
                 }

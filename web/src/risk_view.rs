@@ -13,12 +13,10 @@ use gpufare_core::plan::reason::RuleId;
 use gpufare_core::plan::risk::{Outcome, RiskSource};
 use gpufare_core::plan::{PlanError, PlanResult};
 use leptos::prelude::*;
-use wasm_bindgen::JsCast;
 
 use crate::charts::{CdfSeries, CompletionCdf};
 use crate::fields::{Disclosure, d, lazy_view};
 use crate::format::{self, hours_fine, hours_number, percent};
-use crate::results::offer_title;
 use crate::vocab::{Label, Lang, model, reasons, t};
 
 /// The offer whose risk is shown: the one picked, else the recommended one when it can be
@@ -45,19 +43,6 @@ pub fn target<'a>(result: &'a PlanResult, pick: Option<&str>) -> Option<&'a Opti
                 .find(|o| o.feasible && o.risk.is_some())
         })
         .or_else(|| result.options.iter().find(|o| o.risk.is_some()))
-}
-
-/// Shows the risk of `offer`: picks it and opens the panel (which builds its content on opening).
-pub fn show_risk(pick: RwSignal<Option<String>>, offer: String) {
-    pick.set(Some(offer));
-    let details = web_sys::window()
-        .and_then(|w| w.document())
-        .and_then(|d| d.get_element_by_id("risk"))
-        .and_then(|e| e.dyn_into::<web_sys::HtmlDetailsElement>().ok());
-    if let Some(details) = details {
-        details.set_open(true);
-        details.scroll_into_view();
-    }
 }
 
 /// The risk panel: its summary names the offer shown and the policy behind its figures.
@@ -89,7 +74,7 @@ pub fn RiskPanel(
         })
     });
     view! {
-        <Disclosure id="risk" class="risk no-print" summary=summary>
+        <Disclosure id=crate::picks::RISK_PANEL class="risk no-print" summary=summary>
             {move || lazy_view(lang, risk_panel(lang, plan, pick))}
         </Disclosure>
     }
@@ -158,7 +143,7 @@ fn risk_body(
                             let selected = current.as_deref() == Some(o.offer_id.as_str());
                             view! {
                                 <option value=o.offer_id.clone() selected=selected>
-                                    {format!("{} ({})", offer_title(lang, &o), o.offer_id)}
+                                    {format!("{} ({})", model::option_title(lang, &o), o.offer_id)}
                                 </option>
                             }
                         })
@@ -261,7 +246,7 @@ fn report(lang: Lang, shown: Shown) -> impl IntoView {
         )
     );
     let fallback_text = match (&risk.fallback_offer, &fallback) {
-        (Some(id), Some(f)) => format!("{} ({id})", offer_title(lang, f)),
+        (Some(id), Some(f)) => format!("{} ({id})", model::option_title(lang, f)),
         (Some(id), None) => id.clone(),
         (None, _) => t(lang, Label::NoFallback).to_owned(),
     };
@@ -293,7 +278,7 @@ fn report(lang: Lang, shown: Shown) -> impl IntoView {
     let trace = match &risk.trace {
         Some(stats) => view! {
             <h4>{t(lang, Label::TraceCol)}</h4>
-            {crate::trace_view::trace_facts(lang, &o.offer_id, stats)}
+            {crate::facts::trace_facts(lang, &o.offer_id, stats)}
         }
         .into_any(),
         None => view! { <p class="hint" id="risk-no-trace">{t(lang, Label::RiskNoTrace)}</p> }
@@ -406,7 +391,7 @@ fn report(lang: Lang, shown: Shown) -> impl IntoView {
     .collect_view();
 
     view! {
-        <h3 id="risk-offer-title">{offer_title(lang, &o)}</h3>
+        <h3 id="risk-offer-title">{model::option_title(lang, &o)}</h3>
         {inputs}
         {trace}
         <ul class="reasons" id="risk-reasons">{flags}</ul>

@@ -94,13 +94,18 @@ pub fn PresetPicker(lang: ReadSignal<Lang>, scenario: RwSignal<Scenario>) -> imp
 
 /// The task form.
 #[component]
-pub fn TaskForm(lang: ReadSignal<Lang>, scenario: RwSignal<Scenario>) -> impl IntoView {
+pub fn TaskForm(
+    lang: ReadSignal<Lang>,
+    scenario: RwSignal<Scenario>,
+    /// Shown under the preset picker (the page passes the workload estimator).
+    children: Children,
+) -> impl IntoView {
     let is_inference = move || scenario.with(|s| s.task.kind == TaskKind::Inference);
     view! {
         <section aria-labelledby="task-heading" class="card">
             <h2 id="task-heading">{move || t(lang.get(), Label::Task)}</h2>
             <PresetPicker lang=lang scenario=scenario />
-            <crate::estimator_view::Estimator lang=lang scenario=scenario />
+            {children()}
             <div class="field">
                 <label for="kind">{move || t(lang.get(), Label::Kind)}</label>
                 <select

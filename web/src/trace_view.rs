@@ -6,7 +6,6 @@
 
 use std::collections::BTreeMap;
 
-use gpufare_core::numbers::money::group_thousands;
 use gpufare_core::offers::billing::BillingMode;
 use gpufare_core::offers::default::default_catalog;
 use gpufare_core::offers::offer::Offer;
@@ -16,7 +15,7 @@ use leptos::prelude::*;
 use leptos::task::spawn_local;
 
 use crate::fields::{Disclosure, HeaderRow, lazy_view};
-use crate::format::{self, hours_fine, percent};
+use crate::format::{self};
 use crate::vocab::{Label, Lang, errors, model, t};
 
 /// The traces panel of the offers card, closed at first; its content is in a chunk of the site
@@ -29,12 +28,7 @@ pub fn TracesPanel(
 ) -> impl IntoView {
     let summary = Signal::derive(move || {
         let n = scenario.with(|s| s.traces.len());
-        let title = t(lang.get(), Label::Traces);
-        if n == 0 {
-            title.to_owned()
-        } else {
-            format!("{title} ({n})")
-        }
+        crate::fields::counted(t(lang.get(), Label::Traces), n)
     });
     view! {
         <Disclosure id="traces" class="traces" summary=summary>
@@ -184,7 +178,7 @@ fn traces_body(
         };
         let show = {
             let id = id.clone();
-            move |_| crate::risk_view::show_risk(pick, id.clone())
+            move |_| crate::picks::show(pick, id.clone(), crate::picks::RISK_PANEL)
         };
         let refusal = {
             let id = id.clone();
@@ -244,7 +238,7 @@ fn traces_body(
             </tr>
             {attached.map(|stats| view! {
                 <tr class="trace-detail" data-offer=id.clone()>
-                    <td colspan="3">{trace_facts(lang_now, &id, &stats)}</td>
+                    <td colspan="3">{crate::facts::trace_facts(lang_now, &id, &stats)}</td>
                 </tr>
             })}
         }
@@ -267,110 +261,5 @@ fn traces_body(
             }
             .into_any()
         }}
-    }
-}
-
-/// What a trace holds, with units: its span, preemptions, running share, spells and gaps
-/// (median, P90, mean) and the model's parameters fitted to it. Each figure is core's
-/// `TraceStats`.
-pub fn trace_facts(lang: Lang, offer: &str, s: &TraceStats) -> impl IntoView + use<> {
-    let h = |x: f64| hours_fine(lang, x);
-    let rate = |x: f64| format!("{x:.3}");
-    let ticks = group_thousands(&s.ticks.to_string());
-    let tick = format::number(s.tick_seconds, 1);
-    let (covers, preemptions, running, spells, gaps, fitted) = match lang {
-        Lang::En => (
-            format!("{} ({ticks} samples of {tick} s)", h(s.hours)),
-            format!(
-                "{} ({} per wall-clock hour, {} per running hour)",
-                s.preemptions,
-                rate(s.per_wall_hour),
-                rate(s.per_running_hour)
-            ),
-            format!(
-                "{}, {} of the time",
-                h(s.running_hours),
-                percent(s.running_share)
-            ),
-            format!(
-                "{}, median {}, P90 {}, mean {}",
-                s.spells.count,
-                h(s.spells.median_hours),
-                h(s.spells.p90_hours),
-                h(s.spells.mean_hours)
-            ),
-            format!(
-                "{}, median {}, P90 {}, mean {}",
-                s.gaps.count,
-                h(s.gaps.median_hours),
-                h(s.gaps.p90_hours),
-                h(s.gaps.mean_hours)
-            ),
-            format!(
-                "{} preemptions per running hour; gaps of {} on average; an instance available {} of the time; {} mean wait for one at a start",
-                rate(s.fitted.rate_per_hour),
-                h(s.fitted.gap_mean_hours),
-                percent(s.fitted.availability),
-                h(s.fitted.start_wait_mean_hours)
-            ),
-        ),
-        Lang::Zh => (
-            format!("{}（{ticks} 个采样，每 {tick} 秒一个）", h(s.hours)),
-            format!(
-                "{} 次（按实际时间每小时 {} 次，按运行时间每小时 {} 次）",
-                s.preemptions,
-                rate(s.per_wall_hour),
-                rate(s.per_running_hour)
-            ),
-            format!(
-                "{}，占 {} 的时间",
-                h(s.running_hours),
-                percent(s.running_share)
-            ),
-            format!(
-                "{} 段，中位数 {}，P90 {}，平均 {}",
-                s.spells.count,
-                h(s.spells.median_hours),
-                h(s.spells.p90_hours),
-                h(s.spells.mean_hours)
-            ),
-            format!(
-                "{} 个，中位数 {}，P90 {}，平均 {}",
-                s.gaps.count,
-                h(s.gaps.median_hours),
-                h(s.gaps.p90_hours),
-                h(s.gaps.mean_hours)
-            ),
-            format!(
-                "每运行小时抢占 {} 次；空档平均 {}；有实例可用的时间占 {}；开始时平均等待 {}才有实例",
-                rate(s.fitted.rate_per_hour),
-                h(s.fitted.gap_mean_hours),
-                percent(s.fitted.availability),
-                h(s.fitted.start_wait_mean_hours)
-            ),
-        ),
-    };
-    let facts = [
-        (Label::TraceCovers, "hours", covers),
-        (Label::TracePreemptions, "preemptions", preemptions),
-        (Label::TraceRunning, "running", running),
-        (Label::TraceSpells, "spells", spells),
-        (Label::TraceGaps, "gaps", gaps),
-        (Label::TraceFitted, "fitted", fitted),
-    ]
-    .into_iter()
-    .map(|(label, key, value)| {
-        view! {
-            <dt>{t(lang, label)}</dt>
-            <dd data-key=key>{value}</dd>
-        }
-    })
-    .collect_view();
-    view! {
-        <dl class="facts trace-stats" data-offer=offer.to_owned()>
-            <dt>{t(lang, Label::TraceFile)}</dt>
-            <dd data-key="file" translate="no">{s.name.clone()}</dd>
-            {facts}
-        </dl>
     }
 }

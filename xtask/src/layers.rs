@@ -34,10 +34,10 @@ struct Module {
 }
 
 /// The crates checked: their source folder and its root file.
-pub const CRATES: [(&str, &str); 2] = [
+pub const CRATES: [(&str, &str); 3] = [
     ("core/src", "lib.rs"),
     ("probe-cli/src", "main.rs"),
-    // ("web/src", "main.rs"),
+    ("web/src", "main.rs"),
 ];
 
 /// An import that breaks the rules, with the crate's source folder (e.g. `core/src`) it is in.
@@ -263,20 +263,38 @@ pub fn check(src: &Path, root_file: &str) -> Result<Vec<Finding>> {
 /// A line may name several modules before its dash (`//! 9. [`a`], [`b`] — ...`): siblings of one
 /// layer, which may import the layers before them but never each other.
 fn listed_layers(lib: &str) -> Vec<Vec<String>> {
-    lib.lines()
-        .filter_map(|l| {
-            let rest = l.strip_prefix("//!")?.trim_start();
-            let (number, rest) = rest.split_once(". ")?;
-            number.parse::<u32>().ok()?;
-            let names = rest.split(" — ").next().unwrap_or_default();
-            let modules: Vec<String> = names
-                .split("[`")
-                .skip(1)
-                .filter_map(|n| Some(n.split_once("`]")?.0.to_owned()))
-                .collect();
-            (!modules.is_empty()).then_some(modules)
-        })
-        .collect()
+    let mut layers = Vec::new();
+    // The names of the item being read, until its dash (which may come on a later line).
+    let mut open: Option<String> = None;
+    for l in lib.lines() {
+        let Some(rest) = l.strip_prefix("//!").map(str::trim_start) else {
+            open = None;
+            continue;
+        };
+        let numbered = rest
+            .split_once(". ")
+            .filter(|(n, _)| n.parse::<u32>().is_ok())
+            .map(|(_, r)| r);
+        let text = match (numbered, open.take()) {
+            (Some(r), _) => r.to_owned(),
+            (None, Some(names)) => format!("{names} {rest}"),
+            (None, None) => continue,
+        };
+        match text.split_once(" — ") {
+            Some((names, _)) => {
+                let modules: Vec<String> = names
+                    .split("[`")
+                    .skip(1)
+                    .filter_map(|n| Some(n.split_once("`]")?.0.to_owned()))
+                    .collect();
+                if !modules.is_empty() {
+                    layers.push(modules);
+                }
+            }
+            None => open = Some(text),
+        }
+    }
+    layers
 }
 
 fn collect(src: &Path, dir: &Path, out: &mut Vec<PathBuf>) -> Result<()> {

@@ -1,7 +1,7 @@
 //! Every fixed label and sentence of the site, as a typed key with its English and Chinese
 //! wording. A key without both wordings does not compile, so no label can show up untranslated.
 
-use crate::vocab::Lang;
+use crate::vocab::lang::Lang;
 
 /// Defines [`Label`] and its wording: each line is `Key => ("English", "中文")`.
 macro_rules! labels {
@@ -517,4 +517,9 @@ labels! {
     DiffBadScenario => ("the scenario inside this budget is invalid", "该预算中的场景无效"),
     DiffNoPlan => ("There is no plan to compare with until the task's problems are fixed.", "任务的问题修正之前，没有可对比的方案。"),
     DiffFileTooLarge => ("This file is larger than 64 MiB; a gpufare budget is much smaller.", "文件超过 64 MiB，不像是 gpufare 预算文件。"),
+}
+
+/// The wording of `label` in `lang`.
+pub fn t(lang: Lang, label: Label) -> &'static str {
+    label.text(lang)
 }

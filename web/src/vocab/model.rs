@@ -57,6 +57,18 @@ pub fn offer_title(o: &gpufare_core::offers::offer::Offer, what: &str) -> String
     format!(" · {}×{} · {what}", o.gpu_count, o.gpu)
 }
 
+/// An offer as the ranking names it: provider, GPUs, sharing and billing.
+pub fn option_title(lang: Lang, o: &gpufare_core::plan::option::OptionResult) -> String {
+    format!(
+        "{} · {}×{} · {} · {}",
+        o.provider,
+        o.gpu_count,
+        o.gpu,
+        tenancy(lang, o.tenancy),
+        billing(lang, o.billing_mode)
+    )
+}
+
 /// The name of a tenancy.
 pub fn tenancy(lang: Lang, t: Tenancy) -> &'static str {
     let (en, zh) = match t {
