@@ -704,3 +704,113 @@ fn prometheus_text_escapes_label_values() {
     assert!(text.contains(r#"host="odd \"host\"\\\nname""#), "{text}");
     check_prometheus(&text, &r);
 }
+
+/// Issue 35, item 5: a condition most of a group shares is one group finding with its count, and
+/// the nodes that stand out from their group are the only outliers. A 1,000-node fleet whose cards
+/// all sit in a PCIe Gen3 slot with a lowered power limit (the capped A100 fixture), one node
+/// whose GEMM runs at half speed and three nodes with a thermal alert of their own.
+#[test]
+fn a_condition_the_whole_group_shares_is_one_finding_and_the_odd_nodes_the_outliers() {
+    let mut template = templates().into_iter().next().unwrap();
+    let gpu = template.gpus.first().unwrap().index;
+    template.benchmarks.push(GpuBenchmark {
+        index: gpu,
+        h2d_gbs: Some(11.0),
+        gemm_size: Some(8192),
+        gemm_ms: None,
+        achieved_tflops: Some(180.0),
+        cuda_total_bytes: None,
+        notes: vec![],
+    });
+    template.verdicts = analyse(&template);
+    let rules = Rules::default();
+    // What every node of this fleet carries: the slot and the power cap, at least.
+    let shared: BTreeSet<(VerdictKind, Level, Finding)> = template
+        .verdicts
+        .iter()
+        .filter(|v| v.level >= rules.verdict_level && !rules.ignore_verdicts.contains(&v.kind))
+        .map(|v| (v.kind, v.level, v.finding))
+        .collect();
+    let kinds: BTreeSet<VerdictKind> = shared.iter().map(|s| s.0).collect();
+    assert!(kinds.len() >= 2, "the fixture's own warnings: {shared:?}");
+
+    let mut s = Stream::new(35, "shared-condition");
+    let (slow, hot) = (421, [7, 500, 993]);
+    let nodes: Vec<FleetNode> = (0..1000)
+        .map(|i| {
+            let mut p = template.clone();
+            p.host.hostname = Some(format!("node-{i:05}"));
+            for g in &mut p.gpus {
+                g.uuid = Some(format!("GPU-{i:08x}-{}", g.index));
+            }
+            if let Some(t) = p
+                .benchmarks
+                .first_mut()
+                .and_then(|b| b.achieved_tflops.as_mut())
+            {
+                scale(t, &mut s, 0.007);
+                if i == slow {
+                    *t *= 0.5;
+                }
+            }
+            if hot.contains(&i) {
+                p.verdicts.push(Verdict {
+                    kind: VerdictKind::ThermalThrottling,
+                    level: Level::Alert,
+                    gpu: Some(gpu),
+                    finding: Finding::ThermalSlowdown,
+                    evidence: vec![],
+                });
+            }
+            FleetNode {
+                source: format!("node-{i:05}.json"),
+                profile: p,
+            }
+        })
+        .collect();
+    let r = report(&nodes, &rules);
+
+    // Each shared warning once, with its count.
+    let found: BTreeSet<(VerdictKind, Level, Finding)> = r
+        .group_findings
+        .iter()
+        .map(|f| (f.verdict, f.level, f.finding))
+        .collect();
+    assert_eq!(found, shared);
+    for f in &r.group_findings {
+        assert_eq!((f.nodes, f.of), (1000, 1000), "{f:?}");
+    }
+    // The outliers: the slow node by its GEMM figure, the hot ones by their own alert.
+    let mut outliers: Vec<(usize, Reason, &str)> = r
+        .outliers
+        .iter()
+        .map(|o| (o.index, o.reason, o.check()))
+        .collect();
+    outliers.sort_unstable();
+    let mut expected = vec![
+        (slow, Reason::BelowBand, Figure::GemmTflops.id()),
+        (hot[0], Reason::Verdict, VerdictKind::ThermalThrottling.id()),
+        (hot[1], Reason::Verdict, VerdictKind::ThermalThrottling.id()),
+        (hot[2], Reason::Verdict, VerdictKind::ThermalThrottling.id()),
+    ];
+    expected.sort_unstable();
+    assert_eq!(outliers, expected);
+    assert_eq!(r.outlier_nodes, 4);
+    assert_eq!(
+        r.groups.first().map(|g| (g.outlier_nodes, g.findings)),
+        Some((4, shared.len()))
+    );
+
+    // The table says so in a few lines, not a thousand.
+    let table = report_table(&r);
+    assert!(table.contains("4 with outliers"), "{table}");
+    assert!(table.contains("1000 of 1000"), "{table}");
+    assert!(table.lines().count() < 60, "{table}");
+    let md = report_markdown(&r);
+    assert!(md.contains("## Group findings"), "{md}");
+
+    // A shared condition in a group too small to have a majority stays with each node.
+    let few = report(&nodes[..2], &rules);
+    assert!(few.group_findings.is_empty());
+    assert_eq!(few.outlier_nodes, 2);
+}

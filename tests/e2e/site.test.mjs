@@ -1632,6 +1632,15 @@ for (const [locale, lang] of [['en-US', 'en'], ['zh-CN', 'zh']]) {
       .filter((l) => l.startsWith('gpufare_outlier{') && !l.includes('reason="verdict"'))
       .map((l) => l.match(/host="([^"]*)"/)[1]))].sort();
     assert.deepEqual(promBanded, banded, 'the Prometheus file names the same outliers as the site');
+    // A warning every node of a group carries (the capped A100s' Gen3 slots and power caps) is one
+    // group finding with its count, not 200 outliers; the site lists what the CLI lists.
+    const siteFindings = await page.$$eval('#fleet-findings li', (items) => items.map((li) => `${li.dataset.group} ${li.dataset.kind} ${li.dataset.nodes}`).sort());
+    const cliFindings = report.group_findings.map((f) => `${f.group} ${f.verdict} ${f.nodes}`).sort();
+    t.diagnostic(`group findings: ${JSON.stringify(cliFindings)}`);
+    assert.deepEqual(siteFindings, cliFindings);
+    assert.ok(cliFindings.some((f) => /^A100-80GB\/whole_card pcie_degraded 200$/.test(f)), 'the shared slot is a group finding');
+    assert.ok(!report.outliers.some((o) => o.check === 'pcie_degraded' || o.verdict === 'pcie_degraded'), 'and no node is an outlier for it');
+    assert.match(await page.locator('#fleet-findings li').first().textContent(), lang === 'en' ? /of 200 nodes/ : /200 个节点中的/);
     // Only the rows in view are drawn.
     assert.ok(await page.locator('#fleet-nodes .wrow').count() <= 30, 'the node list is windowed');
     // A larger k widens the band: the halved TFLOPS stay out, and the change takes one frame.

@@ -285,9 +285,16 @@ fn fleet_body(state: State, fleet: Arc<Fleet>) -> AnyView {
         let fleet = fleet.clone();
         move || {
             let lang = lang.get();
-            let (nodes, groups, outliers) = state.report.with(|r| {
+            let (nodes, groups, outliers, findings) = state.report.with(|r| {
                 r.as_ref()
-                    .map(|r| (r.nodes, r.groups.len(), r.outlier_nodes))
+                    .map(|r| {
+                        (
+                            r.nodes,
+                            r.groups.len(),
+                            r.outlier_nodes,
+                            r.group_findings.len(),
+                        )
+                    })
                     .unwrap_or_default()
             });
             let name = &fleet.name;
@@ -295,10 +302,10 @@ fn fleet_body(state: State, fleet: Arc<Fleet>) -> AnyView {
             let (damaged, dup) = (fleet.damaged.len(), fleet.duplicates);
             match lang {
                 Lang::En => format!(
-                    "{name}: {nodes_text} nodes in {groups} groups, {outliers} of them outliers; {damaged} lines not read, {dup} duplicates dropped."
+                    "{name}: {nodes_text} nodes in {groups} groups, {outliers} of them outliers; {findings} group findings; {damaged} lines not read, {dup} duplicates dropped."
                 ),
                 Lang::Zh => format!(
-                    "{name}：{nodes_text} 个节点，分为 {groups} 组，其中 {outliers} 个异常；{damaged} 行未能读取，去除重复 {dup} 个。"
+                    "{name}：{nodes_text} 个节点，分为 {groups} 组，其中 {outliers} 个异常；分组共性问题 {findings} 项；{damaged} 行未能读取，去除重复 {dup} 个。"
                 ),
             }
         }
@@ -488,6 +495,7 @@ fn groups_view(state: State) -> AnyView {
                                     <td class="nodes">{group_thousands(&g.nodes.to_string())}</td>
                                     <td class="gpus">{group_thousands(&g.gpus.to_string())}</td>
                                     <td class="outlier-nodes">{g.outlier_nodes}</td>
+                                    <td class="group-findings">{g.findings}</td>
                                     <td><ul class="spreads">{spreads}</ul></td>
                                 </tr>
                             }
@@ -503,13 +511,58 @@ fn groups_view(state: State) -> AnyView {
         <div class="table-wrap">
             <table id="fleet-groups">
                 <thead>
-                    <HeaderRow lang=lang labels=&[Label::FleetGroup, Label::FleetNodeCount, Label::FleetGpuCount, Label::FleetOutlierNodes, Label::FleetSpread] />
+                    <HeaderRow lang=lang labels=&[Label::FleetGroup, Label::FleetNodeCount, Label::FleetGpuCount, Label::FleetOutlierNodes, Label::FleetFindingCount, Label::FleetSpread] />
                 </thead>
                 <tbody>{rows}</tbody>
             </table>
         </div>
+        {findings_view(state)}
     }
     .into_any()
+}
+
+/// The group findings: each warning most of a group's nodes carry, once, with its count.
+fn findings_view(state: State) -> impl IntoView {
+    let lang = state.lang;
+    let items = move || {
+        let lang = lang.get();
+        state.report.with(|r| {
+            let findings = r.as_ref().map(|r| r.group_findings.clone()).unwrap_or_default();
+            if findings.is_empty() {
+                return view! { <p id="fleet-findings-none" class="hint">{t(lang, Label::FleetFindingsNone)}</p> }.into_any();
+            }
+            let items = findings
+                .into_iter()
+                .map(|g| {
+                    let (kind, finding, level) = (
+                        model::verdict_kind(lang, g.verdict),
+                        model::finding(lang, g.finding),
+                        model::verdict_level(lang, g.level),
+                    );
+                    let count = match lang {
+                        Lang::En => format!("{} of {} nodes", g.nodes, g.of),
+                        Lang::Zh => format!("{} 个节点中的 {} 个", g.of, g.nodes),
+                    };
+                    let text = match lang {
+                        Lang::En => format!("{kind}: {finding} ({level}), {count}"),
+                        Lang::Zh => format!("{kind}：{finding}（{level}），{count}"),
+                    };
+                    view! {
+                        <li data-group=g.group.clone() data-kind=g.verdict.id() data-nodes=g.nodes>
+                            <span translate="no">{g.group.clone()}</span>
+                            {pick(lang, " — ", "——")}
+                            {text}
+                        </li>
+                    }
+                })
+                .collect_view();
+            view! { <ul id="fleet-findings">{items}</ul> }.into_any()
+        })
+    };
+    view! {
+        <h3>{move || t(lang.get(), Label::FleetFindings)}</h3>
+        {items}
+    }
 }
 
 /// A figure's spread: its name, a box from P5 to P95 with a tick at P50 over the outlier band,

@@ -23,7 +23,7 @@ pub use merge::{
 };
 pub use render::{prometheus_text, report_markdown, report_table};
 pub use report::{
-    FLEET_REPORT_FORMAT_VERSION, FleetReport, GroupReport, Outlier, Reason, Spread, VerdictCount,
-    report,
+    FLEET_REPORT_FORMAT_VERSION, FleetReport, GroupFinding, GroupReport, Outlier, Reason, Spread,
+    VerdictCount, report,
 };
 pub use rules::{RULES_FORMAT_VERSION, Rules, RulesError, parse_rules};

@@ -139,39 +139,6 @@ fn outlier_rows(r: &FleetReport) -> Vec<Vec<String>> {
     rows
 }
 
-/// The report as plain text for a terminal: per group its counts, figure spreads and verdict
-/// counts, then every outlier.
-pub fn report_table(r: &FleetReport) -> String {
-    let mut out = String::new();
-    let _ = writeln!(
-        out,
-        "{} nodes in {} groups; {} with outliers",
-        r.nodes,
-        r.groups.len(),
-        r.outlier_nodes
-    );
-    for g in &r.groups {
-        let _ = writeln!(
-            out,
-            "\n{}: {} nodes, {} GPUs, {} with outliers",
-            g.id, g.nodes, g.gpus, g.outlier_nodes
-        );
-        if !g.figures.is_empty() {
-            out.push_str(&columns(&figure_rows(g)));
-        }
-        if !g.verdicts.is_empty() {
-            let _ = writeln!(out, "verdicts: {}", verdict_text(g));
-        }
-    }
-    if r.outliers.is_empty() {
-        out.push_str("\nno outliers\n");
-    } else {
-        let _ = writeln!(out, "\noutliers ({}):", r.outliers.len());
-        out.push_str(&columns(&outlier_rows(r)));
-    }
-    out
-}
-
 /// Escapes a Markdown table cell.
 fn cell(text: &str) -> String {
     text.replace('\\', "\\\\")
@@ -191,38 +158,152 @@ fn markdown_table(rows: &[Vec<String>]) -> String {
     out
 }
 
-/// The report as Markdown: a heading per group with its figure table and verdict counts, then
-/// the outlier table.
-pub fn report_markdown(r: &FleetReport) -> String {
-    let mut out = String::new();
-    let _ = writeln!(
-        out,
-        "# Fleet report\n\n{} nodes in {} groups; {} with outliers.",
+fn finding_rows(r: &FleetReport) -> Vec<Vec<String>> {
+    let mut rows = vec![
+        ["group", "verdict", "level", "finding", "nodes"]
+            .map(str::to_owned)
+            .to_vec(),
+    ];
+    for f in &r.group_findings {
+        rows.push(vec![
+            f.group.clone(),
+            f.verdict.id().to_owned(),
+            f.level.id().to_owned(),
+            f.finding.id().to_owned(),
+            format!("{} of {}", f.nodes, f.of),
+        ]);
+    }
+    rows
+}
+
+/// One piece of the report, laid out by [`report_table`] or [`report_markdown`].
+enum Block {
+    /// The fleet's summary line.
+    Summary(String),
+    /// A group's heading and its summary line.
+    Group(String, String),
+    /// A table: a header row, then rows.
+    Table(Vec<Vec<String>>),
+    /// A line of text after the group's table.
+    Note(String),
+    /// A section of the fleet: its title, then a table, or the words for none.
+    Section(String, Result<Vec<Vec<String>>, &'static str>),
+}
+
+/// The report as blocks: the fleet, each group with its figures and verdict counts, the group
+/// findings, then the outliers.
+fn blocks(r: &FleetReport) -> Vec<Block> {
+    let mut out = vec![Block::Summary(format!(
+        "{} nodes in {} groups; {} with outliers; {} group findings",
         r.nodes,
         r.groups.len(),
-        r.outlier_nodes
-    );
+        r.outlier_nodes,
+        r.group_findings.len()
+    ))];
     for g in &r.groups {
-        let _ = writeln!(
-            out,
-            "\n## {}\n\n{} nodes, {} GPUs, {} with outliers.\n",
-            cell(&g.id),
-            g.nodes,
-            g.gpus,
-            g.outlier_nodes
-        );
+        out.push(Block::Group(
+            g.id.clone(),
+            format!(
+                "{} nodes, {} GPUs, {} with outliers, {} group findings",
+                g.nodes, g.gpus, g.outlier_nodes, g.findings
+            ),
+        ));
         if !g.figures.is_empty() {
-            out.push_str(&markdown_table(&figure_rows(g)));
+            out.push(Block::Table(figure_rows(g)));
         }
         if !g.verdicts.is_empty() {
-            let _ = writeln!(out, "\nVerdicts: {}.", cell(&verdict_text(g)));
+            out.push(Block::Note(format!("verdicts: {}", verdict_text(g))));
         }
     }
-    out.push_str("\n## Outliers\n\n");
-    if r.outliers.is_empty() {
-        out.push_str("None.\n");
+    let findings = if r.group_findings.is_empty() {
+        Err("none")
     } else {
-        out.push_str(&markdown_table(&outlier_rows(r)));
+        Ok(finding_rows(r))
+    };
+    out.push(Block::Section(
+        format!(
+            "group findings: verdicts most of a group carries ({})",
+            r.group_findings.len()
+        ),
+        findings,
+    ));
+    let outliers = if r.outliers.is_empty() {
+        Err("none")
+    } else {
+        Ok(outlier_rows(r))
+    };
+    out.push(Block::Section(
+        format!(
+            "outliers: nodes that differ from their group ({})",
+            r.outliers.len()
+        ),
+        outliers,
+    ));
+    out
+}
+
+/// The report as plain text for a terminal: per group its counts, figure spreads and verdict
+/// counts, then the group findings and every outlier.
+pub fn report_table(r: &FleetReport) -> String {
+    let mut out = String::new();
+    for b in blocks(r) {
+        match b {
+            Block::Summary(line) => {
+                let _ = writeln!(out, "{line}");
+            }
+            Block::Group(id, line) => {
+                let _ = writeln!(out, "\n{id}: {line}");
+            }
+            Block::Table(rows) => out.push_str(&columns(&rows)),
+            Block::Note(line) => {
+                let _ = writeln!(out, "{line}");
+            }
+            Block::Section(title, Ok(rows)) => {
+                let _ = writeln!(out, "\n{title}:");
+                out.push_str(&columns(&rows));
+            }
+            Block::Section(title, Err(none)) => {
+                let _ = writeln!(out, "\n{title}: {none}");
+            }
+        }
+    }
+    out
+}
+
+/// `text` with its first letter in upper case (the texts here are ASCII).
+fn capitalised(text: &str) -> String {
+    let mut chars = text.chars();
+    chars.next().map_or_else(String::new, |first| {
+        first.to_uppercase().chain(chars).collect()
+    })
+}
+
+/// The report as Markdown: a heading per group with its figure table and verdict counts, then
+/// the group findings and the outlier table.
+pub fn report_markdown(r: &FleetReport) -> String {
+    let mut out = String::new();
+    for b in blocks(r) {
+        match b {
+            Block::Summary(line) => {
+                let _ = writeln!(out, "# Fleet report\n\n{line}.");
+            }
+            Block::Group(id, line) => {
+                let _ = writeln!(out, "\n## {}\n\n{line}.\n", cell(&id));
+            }
+            Block::Table(rows) => out.push_str(&markdown_table(&rows)),
+            Block::Note(line) => {
+                let _ = writeln!(out, "\n{}.", cell(&capitalised(&line)));
+            }
+            Block::Section(title, rows) => {
+                let _ = writeln!(out, "\n## {}\n", cell(&capitalised(&title)));
+                match rows {
+                    Ok(rows) => out.push_str(&markdown_table(&rows)),
+                    Err(none) => {
+                        let _ = writeln!(out, "{}.", capitalised(none));
+                    }
+                }
+            }
+        }
     }
     out
 }
@@ -334,6 +415,8 @@ impl Families {
 ///
 /// - `gpufare_fleet_nodes`, `gpufare_fleet_outlier_nodes` — no labels;
 /// - `gpufare_group_nodes`, `gpufare_group_outlier_nodes` — `group`, `gpu_model`, `capacity`;
+/// - `gpufare_group_finding_nodes` (nodes carrying a verdict most of the group carries) —
+///   `group`, `kind`, `level`, `finding`;
 /// - `gpufare_node_info` (always 1) — `host`, `source`, `group`, `gpu_model`, `capacity`;
 /// - one gauge per figure (see [`metric_of`]) — `host`, `source`, `group`, and `gpu` for a
 ///   per-GPU figure;
@@ -379,6 +462,19 @@ pub fn prometheus_text(r: &FleetReport, nodes: &[FleetNode]) -> String {
             "Nodes of the group with at least one outlier.",
             group_labels(g),
             g.outlier_nodes as f64,
+        );
+    }
+    for g in &r.group_findings {
+        f.sample(
+            "gpufare_group_finding_nodes",
+            "Nodes of the group carrying a verdict that most of the group carries (a group finding, not an outlier).",
+            labels(&[
+                ("group", g.group.clone()),
+                ("kind", g.verdict.id().to_owned()),
+                ("level", g.level.id().to_owned()),
+                ("finding", g.finding.id().to_owned()),
+            ]),
+            g.nodes as f64,
         );
     }
     let mut info = Vec::new();

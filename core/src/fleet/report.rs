@@ -10,7 +10,7 @@ use crate::fleet::figures::{Capacity, Figure, GroupKey, Member, members};
 use crate::fleet::merge::FleetNode;
 use crate::fleet::rules::{MAD_SCALE, Rules};
 use crate::numbers::stats::percentile;
-use crate::profile::verdict::{Finding, Level, VerdictKind};
+use crate::profile::verdict::{Finding, Level, Verdict, VerdictKind};
 
 /// The fleet report format this build writes.
 pub const FLEET_REPORT_FORMAT_VERSION: u32 = 1;
@@ -30,6 +30,28 @@ pub struct FleetReport {
     pub groups: Vec<GroupReport>,
     /// Every outlier, ordered by group, node, GPU and figure or verdict.
     pub outliers: Vec<Outlier>,
+    /// Verdicts most of a group's nodes carry, once per group: ordered by group, then kind,
+    /// level and finding.
+    #[serde(default)]
+    pub group_findings: Vec<GroupFinding>,
+}
+
+/// A verdict that most of a group's nodes carry ([`Rules::group_share`]): a condition of the
+/// group, stated once, rather than an outlier of each node.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct GroupFinding {
+    /// The group's identifier.
+    pub group: String,
+    /// What the verdict is about.
+    pub verdict: VerdictKind,
+    /// Its level.
+    pub level: Level,
+    /// Its finding.
+    pub finding: Finding,
+    /// Nodes of the group that carry it.
+    pub nodes: usize,
+    /// Nodes in the group.
+    pub of: usize,
 }
 
 /// One group of the fleet.
@@ -50,6 +72,9 @@ pub struct GroupReport {
     pub gpus: usize,
     /// Nodes of the group with at least one outlier.
     pub outlier_nodes: usize,
+    /// Verdicts most of the group's nodes carry (see [`FleetReport::group_findings`]).
+    #[serde(default)]
+    pub findings: usize,
     /// The spread of each figure some node measured, in [`Figure`] order.
     pub figures: Vec<Spread>,
     /// How many verdicts of each kind, level and finding the group's nodes carry.
@@ -193,6 +218,7 @@ pub(crate) fn grouped(nodes: &[FleetNode]) -> BTreeMap<GroupKey, Vec<Member>> {
 pub fn report(nodes: &[FleetNode], rules: &Rules) -> FleetReport {
     let mut groups = Vec::new();
     let mut outliers = Vec::new();
+    let mut group_findings = Vec::new();
     for (key, members) in grouped(nodes) {
         let id = key.id();
         let first = outliers.len();
@@ -263,11 +289,52 @@ pub fn report(nodes: &[FleetNode], rules: &Rules) -> FleetReport {
             }
         }
         let mut counts: BTreeMap<(VerdictKind, Level, Finding), usize> = BTreeMap::new();
+        // The verdicts that would make an outlier, and how many of the group's nodes carry each.
+        let judged = |v: &Verdict| {
+            v.level >= rules.verdict_level && !rules.ignore_verdicts.contains(&v.kind)
+        };
+        let mut carriers: BTreeMap<(VerdictKind, Level, Finding), BTreeSet<usize>> =
+            BTreeMap::new();
+        for m in &members {
+            for v in &m.verdicts {
+                *counts.entry((v.kind, v.level, v.finding)).or_default() += 1;
+                if judged(v) {
+                    carriers
+                        .entry((v.kind, v.level, v.finding))
+                        .or_default()
+                        .insert(m.node);
+                }
+            }
+        }
+        let group_nodes = members
+            .iter()
+            .map(|m| m.node)
+            .collect::<BTreeSet<_>>()
+            .len();
+        let shared: BTreeSet<(VerdictKind, Level, Finding)> = carriers
+            .iter()
+            .filter(|(_, carrying)| {
+                group_nodes >= rules.min_group_nodes
+                    && carrying.len() as f64 >= rules.group_share * group_nodes as f64
+            })
+            .map(|(key, _)| *key)
+            .collect();
+        for &(verdict, level, finding) in &shared {
+            group_findings.push(GroupFinding {
+                group: id.clone(),
+                verdict,
+                level,
+                finding,
+                nodes: carriers
+                    .get(&(verdict, level, finding))
+                    .map_or(0, BTreeSet::len),
+                of: group_nodes,
+            });
+        }
         for m in &members {
             let mut flagged = BTreeSet::new();
             for v in &m.verdicts {
-                *counts.entry((v.kind, v.level, v.finding)).or_default() += 1;
-                if v.level < rules.verdict_level || rules.ignore_verdicts.contains(&v.kind) {
+                if !judged(v) || shared.contains(&(v.kind, v.level, v.finding)) {
                     continue;
                 }
                 if !flagged.insert((v.kind, v.gpu, v.finding)) {
@@ -310,11 +377,8 @@ pub fn report(nodes: &[FleetNode], rules: &Rules) -> FleetReport {
             gpu: key.gpu.clone(),
             capacity: key.capacity,
             mig_profile: key.mig_profile.clone(),
-            nodes: members
-                .iter()
-                .map(|m| m.node)
-                .collect::<BTreeSet<_>>()
-                .len(),
+            nodes: group_nodes,
+            findings: shared.len(),
             gpus: members.iter().map(|m| m.gpus.len()).sum(),
             outlier_nodes,
             figures: spreads,
@@ -341,5 +405,6 @@ pub fn report(nodes: &[FleetNode], rules: &Rules) -> FleetReport {
         rules: rules.clone(),
         groups,
         outliers,
+        group_findings,
     }
 }

@@ -18,8 +18,10 @@ pub const RULES_FORMAT_VERSION: u32 = 1;
 ///
 /// A figure of a node is an outlier when it lies outside its group's band, median ± h, with
 /// h = max(`mad_k` × 1.4826 × MAD, `min_relative_band` × |median|, the figure's minimum band).
-/// A verdict is an outlier when its level is at least `verdict_level` and its kind is not in
-/// `ignore_verdicts`.
+/// A verdict is an outlier when its level is at least `verdict_level`, its kind is not in
+/// `ignore_verdicts`, and fewer than `group_share` of its group's nodes carry it; a verdict most of
+/// a group carries is a group finding instead, stated once with its count: a condition the nodes
+/// share (the same slot, the same power cap) is not something that makes one of them stand out.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields, default)]
 pub struct Rules {
@@ -45,6 +47,11 @@ pub struct Rules {
     /// Verdict kinds that never make an outlier. Default `["slice"]`: whether a GPU is a slice
     /// is what puts it in its group, not a fault of the node.
     pub ignore_verdicts: Vec<VerdictKind>,
+    /// A verdict (kind, level and finding) that at least this share of a group's nodes carry is a
+    /// group finding, not an outlier of each node, in groups of at least `min_group_nodes` nodes.
+    /// Default 0.5: a condition most of the group shares says something about the group (its
+    /// slots, its power caps, its cloud), while the node that differs is the one to look at.
+    pub group_share: f64,
     /// Figures that are reported but never make an outlier. Default none.
     pub ignore_figures: Vec<Figure>,
     /// The smallest band half-width per figure, in the figure's unit, replacing the built-in
@@ -62,6 +69,7 @@ impl Default for Rules {
             min_group_nodes: 3,
             verdict_level: Level::Warn,
             ignore_verdicts: vec![VerdictKind::Slice],
+            group_share: 0.5,
             ignore_figures: vec![],
             min_band: BTreeMap::new(),
         }
@@ -105,6 +113,9 @@ impl Rules {
             && self.min_relative_band <= 100.0)
         {
             return bad("min_relative_band", "must be a number from 0 to 100");
+        }
+        if !(self.group_share.is_finite() && self.group_share > 0.0 && self.group_share <= 1.0) {
+            return bad("group_share", "must be a share above 0 and at most 1");
         }
         for (figure, band) in &self.min_band {
             if !(band.is_finite() && *band >= 0.0) {

@@ -196,8 +196,13 @@ pub enum ReportFormat {
 /// What makes `fleet report` exit non-zero.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum FailOn {
-    /// Any outlier (a figure outside its group's band, or a warning verdict).
+    /// Any outlier: a node that differs from its group (a figure outside its group's band, or a
+    /// warning verdict that most of its group does not carry).
     Outliers,
+    /// Any group finding: a warning verdict that most of a group's nodes carry.
+    Findings,
+    /// Either.
+    Any,
 }
 
 #[derive(Debug, Args)]
@@ -218,7 +223,8 @@ pub struct ReportArgs {
     #[arg(short, long, value_name = "FILE", default_value = "-")]
     pub output: PathBuf,
 
-    /// Exit with status 1 when the fleet has outliers (to gate a Slurm prolog or a CI job).
+    /// Exit with status 1 when the fleet has outliers (nodes that differ from their group), group
+    /// findings (a warning most of a group carries) or either (to gate a Slurm prolog or a CI job).
     #[arg(long, value_enum, value_name = "WHAT")]
     pub fail_on: Option<FailOn>,
 

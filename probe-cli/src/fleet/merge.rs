@@ -125,12 +125,27 @@ pub fn run_report(args: &ReportArgs) -> Result<()> {
     if let Some(path) = &args.prometheus {
         output::write_text(path, &prometheus_text(&r, &nodes))?;
     }
-    if args.fail_on == Some(FailOn::Outliers) && r.outlier_nodes > 0 {
-        bail!(
-            "{} of {} nodes are outliers (--fail-on outliers)",
-            r.outlier_nodes,
-            r.nodes
-        );
+    let outliers = r.outlier_nodes > 0;
+    let findings = !r.group_findings.is_empty();
+    let said_outliers = format!("{} of {} nodes are outliers", r.outlier_nodes, r.nodes);
+    let said_findings = format!(
+        "{} group findings (a warning most of a group's nodes carry)",
+        r.group_findings.len()
+    );
+    match args.fail_on {
+        Some(FailOn::Outliers) if outliers => bail!("{said_outliers} (--fail-on outliers)"),
+        Some(FailOn::Findings) if findings => bail!("{said_findings} (--fail-on findings)"),
+        Some(FailOn::Any) if outliers || findings => {
+            let mut said = Vec::new();
+            if outliers {
+                said.push(said_outliers);
+            }
+            if findings {
+                said.push(said_findings);
+            }
+            bail!("{} (--fail-on any)", said.join("; "))
+        }
+        _ => {}
     }
     Ok(())
 }
