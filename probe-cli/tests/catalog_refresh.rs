@@ -12,9 +12,8 @@ use std::sync::{Arc, Mutex};
 use std::thread;
 use std::time::Duration;
 
-fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
-}
+mod common;
+use common::{root, text};
 
 fn fixture(name: &str) -> Vec<u8> {
     fs::read(root().join("tests/fixtures/feeds").join(name)).unwrap()
@@ -26,10 +25,6 @@ fn gpufare(args: &[&str]) -> Output {
         .current_dir(root())
         .output()
         .expect("gpufare runs")
-}
-
-fn text(b: &[u8]) -> String {
-    String::from_utf8_lossy(b).into_owned()
 }
 
 /// One answer of the test server.

@@ -12,6 +12,9 @@ use std::time::{Duration, Instant};
 use gpufare_core::profile::disk::DiskReport;
 use gpufare_core::profile::document::parse_profile;
 
+mod common;
+use common::scratch;
+
 fn gpufare(args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_gpufare"))
         .args(args)
@@ -21,16 +24,6 @@ fn gpufare(args: &[&str]) -> Output {
 
 fn stderr(out: &Output) -> String {
     String::from_utf8_lossy(&out.stderr).into_owned()
-}
-
-/// A fresh directory under the target directory (on the build disk, not a tmpfs /tmp).
-fn scratch(name: &str) -> tempfile::TempDir {
-    let base = PathBuf::from(env!("CARGO_TARGET_TMPDIR"));
-    fs::create_dir_all(&base).unwrap();
-    tempfile::Builder::new()
-        .prefix(name)
-        .tempdir_in(base)
-        .unwrap()
 }
 
 fn entries(dir: &Path) -> Vec<String> {

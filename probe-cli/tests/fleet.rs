@@ -16,27 +16,8 @@ use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
-fn gpufare() -> Command {
-    Command::new(env!("CARGO_BIN_EXE_gpufare"))
-}
-
-fn run(cmd: &mut Command) -> Output {
-    cmd.stdin(Stdio::null()).output().expect("the command runs")
-}
-
-fn text(bytes: &[u8]) -> String {
-    String::from_utf8_lossy(bytes).into_owned()
-}
-
-/// A fresh directory under the target directory (on the build disk, where O_DIRECT works).
-fn scratch(name: &str) -> tempfile::TempDir {
-    let base = PathBuf::from(env!("CARGO_TARGET_TMPDIR"));
-    fs::create_dir_all(&base).unwrap();
-    tempfile::Builder::new()
-        .prefix(name)
-        .tempdir_in(base)
-        .unwrap()
-}
+mod common;
+use common::{gpufare, run, scratch, text};
 
 // ---- a real one-node Slurm cluster ----
 
@@ -48,7 +29,15 @@ struct Cluster {
     pid_files: Vec<PathBuf>,
     munged_pid: Option<i32>,
     mounts: Vec<PathBuf>,
+    /// Daemons started in the foreground (MariaDB), stopped and reaped after the others.
+    children: Vec<std::process::Child>,
+    /// One cluster at a time (they share munge and the host's name); released after the
+    /// daemons are stopped.
+    turn: Option<std::sync::MutexGuard<'static, ()>>,
 }
+
+/// Held by the cluster running now.
+static ONE_CLUSTER: std::sync::Mutex<()> = std::sync::Mutex::new(());
 
 impl Drop for Cluster {
     fn drop(&mut self) {
@@ -59,6 +48,10 @@ impl Drop for Cluster {
             if let Some(pid) = read_pid(f) {
                 kill(pid);
             }
+        }
+        for mut child in self.children.drain(..) {
+            kill(child.id() as i32);
+            let _ = child.wait();
         }
         if let Some(pid) = self.munged_pid {
             kill(pid);
@@ -133,17 +126,154 @@ fn start_munge(cluster: &mut Cluster) {
     }
 }
 
+/// Waits until `cmd` succeeds, for at most `seconds`; fails the test with `what` and `log`.
+fn wait_for(mut cmd: impl FnMut() -> Output, seconds: u64, what: &str, log: &Path) {
+    let until = Instant::now() + Duration::from_secs(seconds);
+    loop {
+        let out = cmd();
+        if out.status.success() {
+            return;
+        }
+        assert!(
+            Instant::now() < until,
+            "{what} never answered: {}\n{}:\n{}",
+            text(&out.stderr),
+            log.display(),
+            fs::read_to_string(log).unwrap_or_default()
+        );
+        std::thread::sleep(Duration::from_millis(300));
+    }
+}
+
+/// Slurm's accounting as sites run it: a MariaDB server on a fresh data directory under `dir`
+/// and slurmdbd on it, both on free loopback ports and stopped with the cluster. Returns the
+/// slurm.conf lines that send the cluster's job records there; slurmdbd.conf goes beside
+/// `conf` (slurmdbd finds it through SLURM_CONF).
+fn start_accounting(cluster: &mut Cluster, dir: &Path, conf: &Path) -> String {
+    let d = dir.display();
+    let db = dir.join("mariadb");
+    let install = run(Command::new("mariadb-install-db")
+        .arg("--no-defaults")
+        .arg(format!("--datadir={}", db.display()))
+        .args([
+            "--user=root",
+            "--auth-root-authentication-method=normal",
+            "--skip-test-db",
+        ]));
+    assert!(
+        install.status.success(),
+        "mariadb-install-db: {}{}",
+        text(&install.stdout),
+        text(&install.stderr)
+    );
+    let db_port = free_port();
+    let log = dir.join("mariadb.err");
+    let server = Command::new("/usr/sbin/mariadbd")
+        .arg("--no-defaults")
+        .arg(format!("--datadir={}", db.display()))
+        .args([
+            "--user=root",
+            "--bind-address=127.0.0.1",
+            "--skip-name-resolve",
+        ])
+        .arg(format!("--port={db_port}"))
+        .arg(format!("--socket={d}/mariadb.sock"))
+        .arg(format!("--pid-file={d}/mariadb.pid"))
+        .arg(format!("--log-error={}", log.display()))
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("mariadbd starts");
+    cluster.children.push(server);
+    wait_for(
+        || {
+            run(Command::new("mariadb-admin")
+                .args(["--no-defaults", "-h", "127.0.0.1", "-u", "root", "ping"])
+                .arg(format!("-P{db_port}")))
+        },
+        60,
+        "MariaDB",
+        &log,
+    );
+    let dbd_port = free_port();
+    let dbd_conf = conf.with_file_name("slurmdbd.conf");
+    fs::write(
+        &dbd_conf,
+        format!(
+            "AuthType=auth/munge\n\
+             DbdHost=localhost\n\
+             DbdAddr=127.0.0.1\n\
+             DbdPort={dbd_port}\n\
+             SlurmUser=root\n\
+             LogFile={d}/slurmdbd.log\n\
+             PidFile={d}/slurmdbd.pid\n\
+             StorageType=accounting_storage/mysql\n\
+             StorageHost=127.0.0.1\n\
+             StoragePort={db_port}\n\
+             StorageUser=root\n\
+             StorageLoc=gpufare_acct\n"
+        ),
+    )
+    .unwrap();
+    // slurmdbd refuses a configuration others can read: it may hold the database password.
+    fs::set_permissions(
+        &dbd_conf,
+        std::os::unix::fs::PermissionsExt::from_mode(0o600),
+    )
+    .unwrap();
+    format!(
+        "AccountingStorageType=accounting_storage/slurmdbd\n\
+         AccountingStorageHost=127.0.0.1\n\
+         AccountingStoragePort={dbd_port}\n\
+         JobAcctGatherType=jobacct_gather/none\n"
+    )
+}
+
+/// Starts slurmdbd for a configuration whose accounting lines came from [`start_accounting`] and
+/// registers the cluster, before slurmctld starts.
+fn start_slurmdbd(cluster: &mut Cluster, dir: &Path, conf: &Path) {
+    let out = run(Command::new("/usr/sbin/slurmdbd").env("SLURM_CONF", conf));
+    assert!(out.status.success(), "slurmdbd: {}", text(&out.stderr));
+    cluster.pid_files.push(dir.join("slurmdbd.pid"));
+    let log = dir.join("slurmdbd.log");
+    wait_for(
+        || {
+            run(Command::new("sacctmgr")
+                .args(["-n", "list", "cluster"])
+                .env("SLURM_CONF", conf))
+        },
+        60,
+        "slurmdbd",
+        &log,
+    );
+    let add = run(Command::new("sacctmgr")
+        .args(["-i", "add", "cluster", "gpufaretest"])
+        .env("SLURM_CONF", conf));
+    assert!(
+        add.status.success(),
+        "sacctmgr add cluster: {}{}",
+        text(&add.stdout),
+        text(&add.stderr)
+    );
+}
+
 /// Starts slurmctld and slurmd on loopback with their state, logs and pid files under `dir`,
-/// and waits for the node to be idle.
-fn start_slurm(dir: &Path) -> Cluster {
-    let missing: Vec<&str> = [
+/// and waits for the node to be idle. With `accounting`, job records go to slurmdbd on MariaDB
+/// ([`start_accounting`]), so `sacct` answers; without, `scontrol` is all there is.
+fn start_slurm(dir: &Path, accounting: bool) -> Cluster {
+    let mut needed = vec![
         "/usr/sbin/slurmctld",
         "/usr/sbin/slurmd",
         "/usr/sbin/munged",
-    ]
-    .into_iter()
-    .filter(|p| !Path::new(p).exists())
-    .collect();
+    ];
+    if accounting {
+        needed.extend(["/usr/sbin/slurmdbd", "/usr/sbin/mariadbd"]);
+    }
+    let missing: Vec<&str> = needed
+        .into_iter()
+        .filter(|p| !Path::new(p).exists())
+        .collect();
     assert!(
         missing.is_empty(),
         "this test needs a real Slurm: {} missing; run `cargo xtask test`, which installs \
@@ -158,6 +288,7 @@ fn start_slurm(dir: &Path) -> Cluster {
         "this test starts Slurm's daemons and needs root; run it as root (`cargo xtask test`)"
     );
     let mut cluster = Cluster::default();
+    cluster.turn = Some(ONE_CLUSTER.lock().unwrap_or_else(|e| e.into_inner()));
     start_munge(&mut cluster);
     let host = short_hostname();
     let d = dir.display();
@@ -165,6 +296,11 @@ fn start_slurm(dir: &Path) -> Cluster {
         fs::create_dir_all(dir.join(sub)).unwrap();
     }
     let conf = dir.join("slurm.conf");
+    let storage = if accounting {
+        start_accounting(&mut cluster, dir, &conf)
+    } else {
+        "AccountingStorageType=accounting_storage/none\n".to_owned()
+    };
     fs::write(
         &conf,
         format!(
@@ -188,7 +324,7 @@ fn start_slurm(dir: &Path) -> Cluster {
              ReturnToService=2\n\
              MpiDefault=none\n\
              JobCompType=jobcomp/none\n\
-             AccountingStorageType=accounting_storage/none\n\
+             {storage}\
              MinJobAge=600\n\
              NodeName={host} NodeAddr=127.0.0.1 CPUs=2 State=UNKNOWN\n\
              PartitionName=debug Nodes={host} Default=YES MaxTime=INFINITE State=UP\n",
@@ -198,7 +334,14 @@ fn start_slurm(dir: &Path) -> Cluster {
     )
     .unwrap();
     cluster.conf = conf.clone();
-    cluster.pid_files = vec![dir.join("slurmd.pid"), dir.join("slurmctld.pid")];
+    if accounting {
+        start_slurmdbd(&mut cluster, dir, &conf);
+    }
+    // Stopped in this order: the node, the controller, then the accounting behind them (and
+    // MariaDB, a child of this test, last of all).
+    let mut daemons = vec![dir.join("slurmd.pid"), dir.join("slurmctld.pid")];
+    daemons.extend(cluster.pid_files.drain(..).rev());
+    cluster.pid_files = daemons;
     for daemon in ["/usr/sbin/slurmctld", "/usr/sbin/slurmd"] {
         let out = run(Command::new(daemon)
             .arg("-f")
@@ -267,7 +410,7 @@ fn make_read_only(cluster: &mut Cluster, dir: &Path) {
 #[test]
 fn slurm_array_probes_every_task_and_reports_the_one_that_failed() {
     let root = scratch("fleet-slurm-");
-    let mut cluster = start_slurm(root.path());
+    let mut cluster = start_slurm(root.path(), false);
     let tasks = 8;
     let out_dir = root.path().join("out");
     let disk = root.path().join("disk");
@@ -398,6 +541,149 @@ fn slurm_array_probes_every_task_and_reports_the_one_that_failed() {
         .map(|g| g["nodes"].as_u64().unwrap())
         .sum();
     assert_eq!(in_groups, 7, "{report}");
+}
+
+/// Runs `gpufare fleet slurm ... --submit --wait` on `cluster` with a quick probe of `disk`;
+/// returns (status, stdout, stderr with the task logs).
+fn fleet_slurm(
+    cluster: &Cluster,
+    root: &Path,
+    args: &[&str],
+    out_dir: &Path,
+) -> (Option<i32>, String, String) {
+    let disk = root.join("disk");
+    fs::create_dir_all(&disk).unwrap();
+    let logs = root.join("logs");
+    let out = run(Command::new("timeout")
+        .arg("900")
+        .arg(env!("CARGO_BIN_EXE_gpufare"))
+        .env("SLURM_CONF", &cluster.conf)
+        .current_dir(root)
+        .args([
+            "fleet",
+            "slurm",
+            "--partition",
+            "debug",
+            "--time",
+            "00:10:00",
+        ])
+        .args(args)
+        .args(["--poll", "1", "--submit", "--wait", "-o", "-"])
+        .arg("--output-dir")
+        .arg(out_dir)
+        .arg("--log-dir")
+        .arg(&logs)
+        .args([
+            "--",
+            "--no-gpu",
+            "--redact",
+            "--duration",
+            "0",
+            "--disk-size",
+            "1M",
+        ])
+        .args(["--disk-seconds", "0.2", "--disk-dir"])
+        .arg(&disk));
+    let logs = fs::read_dir(&logs)
+        .map(|d| {
+            d.filter_map(Result::ok)
+                .map(|e| {
+                    format!(
+                        "--- {}\n{}",
+                        e.path().display(),
+                        fs::read_to_string(e.path()).unwrap_or_default()
+                    )
+                })
+                .collect::<Vec<_>>()
+                .join("\n")
+        })
+        .unwrap_or_default();
+    (
+        out.status.code(),
+        text(&out.stdout),
+        format!("{}\nlogs:\n{logs}", text(&out.stderr)),
+    )
+}
+
+/// Issue 35, item 4: the cluster as sites run it, with accounting (slurmdbd on MariaDB). `--wait`
+/// reads every array task's end from `sacct`, and `--mode srun` runs for real.
+#[test]
+fn slurm_with_accounting_reads_task_states_from_sacct_and_runs_srun_mode() {
+    let root = scratch("fleet-slurm-acct-");
+    let mut cluster = start_slurm(root.path(), true);
+    let out_dir = root.path().join("out");
+    for i in 0..3 {
+        fs::create_dir_all(out_dir.join(i.to_string())).unwrap();
+    }
+    make_read_only(&mut cluster, &out_dir.join("1"));
+    let (code, stdout, stderr) = fleet_slurm(
+        &cluster,
+        root.path(),
+        &["--nodes", "3"],
+        &out_dir.join("%a"),
+    );
+    let context = format!("stdout:\n{stdout}\nstderr:\n{stderr}");
+    assert_eq!(code, Some(1), "{context}");
+    assert!(
+        stdout.contains("3 tasks, 2 profiles written, 1 failed or never ran"),
+        "{context}"
+    );
+    assert!(stdout.contains("task states from sacct"), "{context}");
+    let task1 = stdout
+        .lines()
+        .find(|l| l.trim_start().starts_with("task 1:"))
+        .unwrap_or_else(|| panic!("task 1 is not reported\n{context}"));
+    assert!(task1.contains("FAILED (exit 1:0)"), "{task1}\n{context}");
+    // sacct itself knows the job: three array tasks, one failed.
+    let job = stdout
+        .split_whitespace()
+        .nth(1)
+        .map(|j| j.trim_end_matches(':').to_owned())
+        .unwrap();
+    let sacct = run(Command::new("sacct")
+        .args(["-n", "-P", "-X", "-j", &job, "-o", "JobID,State"])
+        .env("SLURM_CONF", &cluster.conf));
+    let records = text(&sacct.stdout);
+    assert_eq!(records.lines().count(), 3, "{records}");
+    assert_eq!(
+        records.lines().filter(|l| l.ends_with("|FAILED")).count(),
+        1,
+        "{records}"
+    );
+
+    // srun mode: one job, srun starting the probe on its node (one node here).
+    let srun_dir = root.path().join("srun");
+    let (code, stdout, stderr) = fleet_slurm(
+        &cluster,
+        root.path(),
+        &["--mode", "srun", "--nodes", "1"],
+        &srun_dir,
+    );
+    let context = format!("stdout:\n{stdout}\nstderr:\n{stderr}");
+    assert_eq!(code, Some(0), "{context}");
+    assert!(
+        stdout.contains("1 tasks, 1 profiles written, 0 failed or never ran"),
+        "{context}"
+    );
+    let names: Vec<String> = fs::read_dir(&srun_dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    assert_eq!(names.len(), 1, "{names:?}");
+    assert!(
+        names[0].starts_with(&format!(
+            "gpufare-{}",
+            stdout
+                .split_whitespace()
+                .nth(1)
+                .unwrap()
+                .trim_end_matches(':')
+        )),
+        "{names:?}"
+    );
+    let profile: Value =
+        serde_json::from_str(&fs::read_to_string(srun_dir.join(&names[0])).unwrap()).unwrap();
+    assert!(profile["disk"].is_object(), "{profile}");
 }
 
 // ---- Kubernetes manifests ----
@@ -767,4 +1053,58 @@ fn plan_takes_a_fleet_as_measured_factors() {
     let err = text(&out.stderr);
     assert!(out.status.success(), "{err}");
     assert!(err.contains("fleet.jsonl: measured H100"), "{err}");
+}
+
+/// `--fail-on` tells a condition the whole group shares (a group finding) from a node that
+/// differs from its group (an outlier): six capped A100s in Gen3 slots have group findings and no
+/// outlier until one of them also reports a thermal alert.
+#[test]
+fn fail_on_tells_group_findings_from_outliers() {
+    let dir = scratch("fleet-fail-on-");
+    let fleet = dir.path().join("fleet.jsonl");
+    let mut lines: Vec<String> = (0..6)
+        .map(|i| fixture_line("capped-a100-pcie-gen3.json", &format!("node-{i}")))
+        .collect();
+    fs::write(&fleet, lines.join("\n") + "\n").unwrap();
+    let report = |fail_on: &str| {
+        run(gpufare()
+            .args(["fleet", "report", "--fail-on", fail_on, "--format", "json"])
+            .arg(&fleet))
+    };
+    let out = report("outliers");
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let r: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(r["outlier_nodes"], 0);
+    let findings = r["group_findings"].as_array().unwrap();
+    assert!(
+        findings
+            .iter()
+            .any(|f| f["verdict"] == "pcie_degraded" && f["nodes"] == 6 && f["of"] == 6),
+        "{findings:?}"
+    );
+    for what in ["findings", "any"] {
+        let out = report(what);
+        assert_eq!(out.status.code(), Some(1), "{what}");
+        let err = text(&out.stderr);
+        assert!(
+            err.contains("group findings") && err.contains(&format!("--fail-on {what}")),
+            "{err}"
+        );
+    }
+
+    // One node with an alert of its own: now an outlier, and the shared condition still a finding.
+    let mut hot: Value = serde_json::from_str(&lines[2]).unwrap();
+    hot["verdicts"] = serde_json::json!([{
+        "kind": "thermal_throttling", "level": "alert", "gpu": 0,
+        "finding": "thermal_slowdown", "evidence": []
+    }]);
+    lines[2] = serde_json::to_string(&hot).unwrap();
+    fs::write(&fleet, lines.join("\n") + "\n").unwrap();
+    let out = report("outliers");
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        text(&out.stderr).contains("1 of 6 nodes are outliers"),
+        "{}",
+        text(&out.stderr)
+    );
 }

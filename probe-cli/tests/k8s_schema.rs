@@ -15,12 +15,11 @@ use std::process::{Command, Output};
 
 use serde_norway::Value;
 
+mod common;
+use common::{gpufare, text};
+
 /// Oldest, middle and newest versions kubernetes-validate 1.37.0 carries schemas for.
 const VERSIONS: [&str; 3] = ["1.25.0", "1.31.0", "1.37.0"];
-
-fn gpufare() -> Command {
-    Command::new(env!("CARGO_BIN_EXE_gpufare"))
-}
 
 fn python_dir() -> PathBuf {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../target/python");
@@ -47,10 +46,6 @@ fn validate(version: &str, files: &[PathBuf]) -> Output {
         .env("PYTHONPATH", python_dir())
         .output()
         .expect("python3 runs")
-}
-
-fn text(b: &[u8]) -> String {
-    String::from_utf8_lossy(b).into_owned()
 }
 
 /// Every variant the command can write: (file stem, flags).

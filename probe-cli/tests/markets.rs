@@ -3,22 +3,16 @@
 //! against a real loopback listener fed back with `--rtt-from`.
 
 use std::net::TcpListener;
-use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
+
+mod common;
+use common::{root, text};
 
 fn gpufare(args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_gpufare"))
         .args(args)
         .output()
         .expect("gpufare runs")
-}
-
-fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
-}
-
-fn text(b: &[u8]) -> String {
-    String::from_utf8_lossy(b).into_owned()
 }
 
 /// `gpufare plan --format json` of the inference example with extra arguments.

@@ -9,6 +9,9 @@ use std::process::{Command, Output};
 
 use gpufare_core::profile::document::parse_profile;
 
+mod common;
+use common::scratch;
+
 fn gpufare(args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_gpufare"))
         .args(args)
@@ -33,16 +36,6 @@ fn probe_to(path: &Path, extra: &[&str]) -> Output {
     ];
     args.extend_from_slice(extra);
     gpufare(&args)
-}
-
-/// A directory on the build disk (device nodes cannot be opened on a `nodev` /tmp).
-fn scratch(name: &str) -> tempfile::TempDir {
-    let base = PathBuf::from(env!("CARGO_TARGET_TMPDIR"));
-    fs::create_dir_all(&base).unwrap();
-    tempfile::Builder::new()
-        .prefix(name)
-        .tempdir_in(base)
-        .unwrap()
 }
 
 fn is_root() -> bool {

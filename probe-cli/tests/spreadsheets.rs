@@ -9,6 +9,9 @@ use std::process::{Command, Output};
 
 use calamine::{Data, Reader, Xlsx, open_workbook_from_rs};
 
+mod common;
+use common::text;
+
 fn gpufare(args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_gpufare"))
         .args(args)
@@ -27,10 +30,6 @@ fn fixture(name: &str) -> String {
         .to_str()
         .unwrap()
         .to_owned()
-}
-
-fn text(b: &[u8]) -> String {
-    String::from_utf8_lossy(b).into_owned()
 }
 
 /// The quotes in UTF-16BE with a byte-order mark, written next to the test's other files.

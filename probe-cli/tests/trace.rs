@@ -6,6 +6,9 @@ use std::fs;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
+mod common;
+use common::text;
+
 fn gpufare(args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_gpufare"))
         .args(args)
@@ -15,10 +18,6 @@ fn gpufare(args: &[&str]) -> Output {
 
 fn root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
-}
-
-fn text(b: &[u8]) -> String {
-    String::from_utf8_lossy(b).into_owned()
 }
 
 fn east() -> String {

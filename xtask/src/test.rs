@@ -44,6 +44,9 @@ fn install(root: &Path) -> Result<()> {
         // A real one-node Slurm cluster for the fleet test (probe-cli/tests/fleet.rs).
         ("slurm-wlm", "/usr/sbin/slurmctld"),
         ("munge", "/usr/sbin/munged"),
+        // Slurm's accounting (slurmdbd on MariaDB), for the `sacct` side of `fleet slurm --wait`.
+        ("slurmdbd", "/usr/sbin/slurmdbd"),
+        ("mariadb-server", "/usr/sbin/mariadbd"),
         // A CJK font, so screenshots of the Chinese page show characters, not boxes.
         (
             "fonts-wqy-microhei",

@@ -291,7 +291,7 @@ fn wait(job: &str, args: &SlurmArgs) -> Result<Outcome> {
         }
         std::thread::sleep(poll);
     }
-    let states = task_states(job);
+    let (states, source) = task_states(job);
     let dir = absolute(&args.output_dir)?;
     let mut text = String::new();
     let mut failed = 0;
@@ -327,12 +327,17 @@ fn wait(job: &str, args: &SlurmArgs) -> Result<Outcome> {
     for l in lines {
         let _ = writeln!(text, "{l}");
     }
-    if states.is_empty() {
-        let _ = writeln!(
-            text,
-            "  (neither sacct nor scontrol knew the job's tasks; judged by the files alone)"
-        );
-    }
+    let _ = writeln!(
+        text,
+        "  ({})",
+        match source {
+            Some(StateSource::Sacct) => "task states from sacct, Slurm's accounting",
+            Some(StateSource::Scontrol) => {
+                "task states from scontrol: accounting is off, and scontrol forgets a job after MinJobAge"
+            }
+            None => "neither sacct nor scontrol knew the job's tasks; judged by the files alone",
+        }
+    );
     Ok(Outcome { text, failed })
 }
 
@@ -353,10 +358,22 @@ fn find_profile(dir: &Path, job: &str, index: u32) -> Option<PathBuf> {
     found.into_iter().next()
 }
 
+/// Where the tasks' states came from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum StateSource {
+    Sacct,
+    Scontrol,
+}
+
 /// Task index → (state, exit code), from `sacct`, or from `scontrol` when accounting is off
-/// (`scontrol` remembers a finished job for MinJobAge, 300 s by default). Empty when neither
-/// knows.
-fn task_states(job: &str) -> std::collections::BTreeMap<u32, (String, String)> {
+/// (`scontrol` remembers a finished job for MinJobAge, 300 s by default), with which one said so.
+/// Empty when neither knows (an `srun` job has no array tasks to ask about).
+fn task_states(
+    job: &str,
+) -> (
+    std::collections::BTreeMap<u32, (String, String)>,
+    Option<StateSource>,
+) {
     let mut states = std::collections::BTreeMap::new();
     if let Ok(out) = Command::new("sacct")
         .args(["-n", "-P", "-X", "-j", job, "-o", "JobID,State,ExitCode"])
@@ -374,7 +391,7 @@ fn task_states(job: &str) -> std::collections::BTreeMap<u32, (String, String)> {
             }
         }
         if !states.is_empty() {
-            return states;
+            return (states, Some(StateSource::Sacct));
         }
     }
     if let Ok(out) = Command::new("scontrol")
@@ -396,7 +413,8 @@ fn task_states(job: &str) -> std::collections::BTreeMap<u32, (String, String)> {
             }
         }
     }
-    states
+    let source = (!states.is_empty()).then_some(StateSource::Scontrol);
+    (states, source)
 }
 
 #[cfg(test)]
