@@ -3,12 +3,15 @@
 
 use gpufare_core::Currency;
 use gpufare_core::export::budget::{Budget, BudgetError, budget, budget_json, parse_budget};
-use gpufare_core::export::csv::{CSV_COLUMNS, budget_csv};
+use gpufare_core::export::csv::budget_csv;
 use gpufare_core::export::diff::{diff, diff_text};
 use gpufare_core::export::markdown::budget_markdown;
 use gpufare_core::offers::default::default_catalog;
 use gpufare_core::plan::{PlanSettings, plan};
 use gpufare_core::task::presets::preset;
+
+mod common;
+use common::budget_csv_records;
 
 fn sample() -> Budget {
     let task = preset("qlora_7b").unwrap();
@@ -47,24 +50,11 @@ fn json_round_trips_and_numbers_are_cents() {
 fn csv_has_raw_numbers_and_states_its_basis() {
     let b = sample();
     let written = budget_csv(&b);
-    // Excel's cue to read the file as UTF-8; everything after it is the CSV.
-    let text = written
-        .strip_prefix('\u{FEFF}')
-        .expect("the budget CSV starts with a UTF-8 byte-order mark");
+    let (text, records) = budget_csv_records(&written);
     assert!(text.starts_with("# gpufare budget"));
     assert!(text.contains("# price dates: "));
     assert!(text.contains("# assumption cny_per_usd = 7.2"));
-    let body: String = text
-        .lines()
-        .filter(|l| !l.starts_with('#'))
-        .collect::<Vec<_>>()
-        .join("\n");
-    let mut reader = csv::Reader::from_reader(body.as_bytes());
-    assert_eq!(
-        reader.headers().unwrap().iter().collect::<Vec<_>>(),
-        CSV_COLUMNS
-    );
-    let first = reader.records().next().unwrap().unwrap();
+    let first = &records[0];
     let total: f64 = first[18].parse().unwrap();
     assert!(
         (total - b.options[0].total_expected).abs() < 0.001,

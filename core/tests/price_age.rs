@@ -5,7 +5,7 @@
 
 use gpufare_core::Currency;
 use gpufare_core::export::budget::{budget, budget_json, parse_budget};
-use gpufare_core::export::csv::{CSV_COLUMNS, budget_csv};
+use gpufare_core::export::csv::budget_csv;
 use gpufare_core::export::markdown::budget_markdown;
 use gpufare_core::numbers::date::PriceDate;
 use gpufare_core::numbers::problem::{FieldError, Problem};
@@ -24,6 +24,9 @@ use gpufare_core::scenario::document::{Scenario, parse_scenario};
 use gpufare_core::scenario::share::{decode_share, encode_share};
 use gpufare_core::task::presets::preset;
 use rust_decimal::Decimal;
+
+mod common;
+use common::{budget_csv_records, column};
 
 /// A whole RTX 4090 at `price` yuan an hour, quoted on `as_of`.
 fn quote(id: &str, price: i64, as_of: &str) -> Offer {
@@ -390,25 +393,12 @@ fn the_budget_and_its_csv_and_markdown_mark_each_rows_price() {
     assert_eq!(parse_budget(&text).unwrap(), b);
 
     let written = budget_csv(&b);
-    let csv = written
-        .strip_prefix('\u{FEFF}')
-        .expect("the budget CSV starts with a UTF-8 byte-order mark");
+    let (csv, records) = budget_csv_records(&written);
     assert!(
         csv.contains("\n# price ages in days counted to 2026-12-05\n"),
         "{csv}"
     );
-    let body: String = csv
-        .lines()
-        .filter(|l| !l.starts_with('#'))
-        .collect::<Vec<_>>()
-        .join("\n");
-    let mut reader = csv::Reader::from_reader(body.as_bytes());
-    assert_eq!(
-        reader.headers().unwrap().iter().collect::<Vec<_>>(),
-        CSV_COLUMNS
-    );
-    let col = |name: &str| CSV_COLUMNS.iter().position(|c| *c == name).unwrap();
-    let records: Vec<csv::StringRecord> = reader.records().map(Result::unwrap).collect();
+    let col = column;
     let cheap = records
         .iter()
         .find(|r| &r[col("offer_id")] == "cheap")

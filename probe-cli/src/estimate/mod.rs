@@ -267,83 +267,91 @@ fn require(what: &str, flags: &[(&str, bool)]) {
     }
 }
 
-/// The preset's experts with the flags' changes, or new ones from the flags.
-fn moe_shape(a: &LlmArgs, preset: Option<MoeShape>) -> Option<MoeShape> {
-    let given = [
-        a.experts,
-        a.experts_per_token,
-        a.shared_experts,
-        a.expert_ffn,
-        a.dense_layers,
-    ]
-    .iter()
-    .any(Option::is_some);
-    if !given {
+/// One flag of a shape: its name, its value if given, whether a new shape needs it, and the
+/// field it sets.
+type ShapeFlag<S> = (&'static str, Option<u32>, bool, fn(&mut S) -> &mut u32);
+
+/// The preset's shape with the flags' changes, or a new one from the flags (refused when a flag
+/// a new shape needs is missing); the preset's, or none, when no flag is given.
+fn overlay<S: Copy>(what: &str, preset: Option<S>, empty: S, flags: &[ShapeFlag<S>]) -> Option<S> {
+    if flags.iter().all(|(_, value, _, _)| value.is_none()) {
         return preset;
     }
     if preset.is_none() {
-        require(
-            "a mixture-of-experts shape",
-            &[
-                ("--experts", a.experts.is_some()),
-                ("--experts-per-token", a.experts_per_token.is_some()),
-                ("--expert-ffn", a.expert_ffn.is_some()),
-            ],
-        );
+        let needed: Vec<(&str, bool)> = flags
+            .iter()
+            .filter(|(_, _, needed, _)| *needed)
+            .map(|(flag, value, _, _)| (*flag, value.is_some()))
+            .collect();
+        require(what, &needed);
     }
-    let mut m = preset.unwrap_or(MoeShape {
+    let mut shape = preset.unwrap_or(empty);
+    for (_, value, _, field) in flags {
+        if let Some(v) = value {
+            *field(&mut shape) = *v;
+        }
+    }
+    Some(shape)
+}
+
+/// The preset's experts with the flags' changes, or new ones from the flags.
+fn moe_shape(a: &LlmArgs, preset: Option<MoeShape>) -> Option<MoeShape> {
+    let empty = MoeShape {
         experts: 0,
         experts_per_token: 0,
         shared_experts: 0,
         expert_ffn: 0,
         dense_layers: 0,
-    });
-    m.experts = a.experts.unwrap_or(m.experts);
-    m.experts_per_token = a.experts_per_token.unwrap_or(m.experts_per_token);
-    m.shared_experts = a.shared_experts.unwrap_or(m.shared_experts);
-    m.expert_ffn = a.expert_ffn.unwrap_or(m.expert_ffn);
-    m.dense_layers = a.dense_layers.unwrap_or(m.dense_layers);
-    Some(m)
+    };
+    overlay(
+        "a mixture-of-experts shape",
+        preset,
+        empty,
+        &[
+            ("--experts", a.experts, true, |m| &mut m.experts),
+            ("--experts-per-token", a.experts_per_token, true, |m| {
+                &mut m.experts_per_token
+            }),
+            ("--shared-experts", a.shared_experts, false, |m| {
+                &mut m.shared_experts
+            }),
+            ("--expert-ffn", a.expert_ffn, true, |m| &mut m.expert_ffn),
+            ("--dense-layers", a.dense_layers, false, |m| {
+                &mut m.dense_layers
+            }),
+        ],
+    )
 }
 
 /// The preset's latent attention with the flags' changes, or a new one from the flags.
 fn mla_shape(a: &LlmArgs, preset: Option<MlaShape>) -> Option<MlaShape> {
-    let given = [
-        a.q_lora_rank,
-        a.kv_lora_rank,
-        a.qk_nope_head_dim,
-        a.qk_rope_head_dim,
-        a.v_head_dim,
-    ]
-    .iter()
-    .any(Option::is_some);
-    if !given {
-        return preset;
-    }
-    if preset.is_none() {
-        require(
-            "latent attention (MLA)",
-            &[
-                ("--kv-lora-rank", a.kv_lora_rank.is_some()),
-                ("--qk-nope-head-dim", a.qk_nope_head_dim.is_some()),
-                ("--qk-rope-head-dim", a.qk_rope_head_dim.is_some()),
-                ("--v-head-dim", a.v_head_dim.is_some()),
-            ],
-        );
-    }
-    let mut m = preset.unwrap_or(MlaShape {
+    let empty = MlaShape {
         q_lora_rank: 0,
         kv_lora_rank: 0,
         qk_nope_head_dim: 0,
         qk_rope_head_dim: 0,
         v_head_dim: 0,
-    });
-    m.q_lora_rank = a.q_lora_rank.unwrap_or(m.q_lora_rank);
-    m.kv_lora_rank = a.kv_lora_rank.unwrap_or(m.kv_lora_rank);
-    m.qk_nope_head_dim = a.qk_nope_head_dim.unwrap_or(m.qk_nope_head_dim);
-    m.qk_rope_head_dim = a.qk_rope_head_dim.unwrap_or(m.qk_rope_head_dim);
-    m.v_head_dim = a.v_head_dim.unwrap_or(m.v_head_dim);
-    Some(m)
+    };
+    overlay(
+        "latent attention (MLA)",
+        preset,
+        empty,
+        &[
+            ("--q-lora-rank", a.q_lora_rank, false, |m| {
+                &mut m.q_lora_rank
+            }),
+            ("--kv-lora-rank", a.kv_lora_rank, true, |m| {
+                &mut m.kv_lora_rank
+            }),
+            ("--qk-nope-head-dim", a.qk_nope_head_dim, true, |m| {
+                &mut m.qk_nope_head_dim
+            }),
+            ("--qk-rope-head-dim", a.qk_rope_head_dim, true, |m| {
+                &mut m.qk_rope_head_dim
+            }),
+            ("--v-head-dim", a.v_head_dim, true, |m| &mut m.v_head_dim),
+        ],
+    )
 }
 
 /// The preset's sliding window with the flags' changes, a new one, or none.

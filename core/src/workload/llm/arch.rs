@@ -188,6 +188,39 @@ pub struct MlaShape {
     pub v_head_dim: u32,
 }
 
+/// A latent attention's sizes as floats for the weight counts: `heads`, the query and key-value
+/// ranks, the per-head widths without and with rotary embedding, the value width, and the
+/// query's output width, heads × (nope + rope).
+struct MlaDims {
+    heads: f64,
+    qr: f64,
+    kvr: f64,
+    nope: f64,
+    rope: f64,
+    v: f64,
+    q_out: f64,
+}
+
+impl MlaShape {
+    /// The sizes as floats, for a model with `heads` attention heads.
+    fn dims(&self, heads: u32) -> MlaDims {
+        let heads = f64::from(heads);
+        let (nope, rope) = (
+            f64::from(self.qk_nope_head_dim),
+            f64::from(self.qk_rope_head_dim),
+        );
+        MlaDims {
+            heads,
+            qr: f64::from(self.q_lora_rank),
+            kvr: f64::from(self.kv_lora_rank),
+            nope,
+            rope,
+            v: f64::from(self.v_head_dim),
+            q_out: heads * (nope + rope),
+        }
+    }
+}
+
 /// Sliding-window attention: local layers attend to, and cache, only the last `window` tokens;
 /// global layers attend to the whole context.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
@@ -467,14 +500,15 @@ impl LlmArch {
         let h = f64::from(self.hidden);
         let (query, value, attention) = match &self.mla {
             Some(m) => {
-                let heads = f64::from(self.heads);
-                let (qr, kvr) = (f64::from(m.q_lora_rank), f64::from(m.kv_lora_rank));
-                let (nope, rope, v) = (
-                    f64::from(m.qk_nope_head_dim),
-                    f64::from(m.qk_rope_head_dim),
-                    f64::from(m.v_head_dim),
-                );
-                let q_out = heads * (nope + rope);
+                let MlaDims {
+                    heads,
+                    qr,
+                    kvr,
+                    nope,
+                    rope,
+                    v,
+                    q_out,
+                } = m.dims(self.heads);
                 let query = if m.q_lora_rank > 0 {
                     (h + qr) + (qr + q_out)
                 } else {
@@ -506,14 +540,15 @@ impl LlmArch {
         let h = f64::from(self.hidden);
         match &self.mla {
             Some(m) => {
-                let heads = f64::from(self.heads);
-                let (qr, kvr) = (f64::from(m.q_lora_rank), f64::from(m.kv_lora_rank));
-                let (nope, rope, v) = (
-                    f64::from(m.qk_nope_head_dim),
-                    f64::from(m.qk_rope_head_dim),
-                    f64::from(m.v_head_dim),
-                );
-                let q_out = heads * (nope + rope);
+                let MlaDims {
+                    heads,
+                    qr,
+                    kvr,
+                    nope,
+                    rope,
+                    v,
+                    q_out,
+                } = m.dims(self.heads);
                 let query = if m.q_lora_rank > 0 {
                     h * qr + qr * q_out
                 } else {
