@@ -146,28 +146,26 @@ pub fn read_trace(path: &Path) -> Result<Trace> {
     parse_trace(&name, &text).map_err(|e| bad(path, e))
 }
 
-/// Splits `OFFER=FILE`.
-pub fn parse_trace_arg(arg: &str) -> Result<(String, PathBuf)> {
+/// Splits the `OFFER=FILE` of `flag`; `example` shows a good one in the refusal.
+fn offer_file(flag: &str, arg: &str, example: &str) -> Result<(String, PathBuf)> {
     match arg.split_once('=') {
         Some((offer, file)) if !offer.trim().is_empty() && !file.is_empty() => {
             Ok((offer.trim().to_owned(), PathBuf::from(file)))
         }
         _ => Err(anyhow::Error::new(InputFileError(format!(
-            "--trace {arg:?}: give OFFER=FILE, e.g. --trace aws-use1-g5xl-spot=us-east-1c.json"
+            "{flag} {arg:?}: give OFFER=FILE, e.g. {flag} {example}"
         )))),
     }
 }
 
+/// Splits a `--trace OFFER=FILE` argument.
+pub fn parse_trace_arg(arg: &str) -> Result<(String, PathBuf)> {
+    offer_file("--trace", arg, "aws-use1-g5xl-spot=us-east-1c.json")
+}
+
 /// Splits a `--queue-trace OFFER=FILE` argument.
 pub fn parse_queue_trace_arg(arg: &str) -> Result<(String, PathBuf)> {
-    match arg.split_once('=') {
-        Some((offer, file)) if !offer.trim().is_empty() && !file.is_empty() => {
-            Ok((offer.trim().to_owned(), PathBuf::from(file)))
-        }
-        _ => Err(anyhow::Error::new(InputFileError(format!(
-            "--queue-trace {arg:?}: give OFFER=FILE, e.g. --queue-trace suanjia-4090-ts2-payg=waits.csv"
-        )))),
-    }
+    offer_file("--queue-trace", arg, "suanjia-4090-ts2-payg=waits.csv")
 }
 
 /// Reads a queue trace (a regular file within the size limit) and attaches it to `offer` of the

@@ -457,20 +457,7 @@ fn slurm_array_probes_every_task_and_reports_the_one_that_failed() {
         .arg(&disk));
     let stdout = text(&out.stdout);
     let stderr = text(&out.stderr);
-    let logs = fs::read_dir(root.path().join("logs"))
-        .map(|d| {
-            d.filter_map(Result::ok)
-                .map(|e| {
-                    format!(
-                        "--- {}\n{}",
-                        e.path().display(),
-                        fs::read_to_string(e.path()).unwrap_or_default()
-                    )
-                })
-                .collect::<Vec<_>>()
-                .join("\n")
-        })
-        .unwrap_or_default();
+    let logs = task_logs(&root.path().join("logs"));
     let context = format!("stdout:\n{stdout}\nstderr:\n{stderr}\nlogs:\n{logs}");
     assert_eq!(out.status.code(), Some(1), "{context}");
     assert!(
@@ -543,6 +530,24 @@ fn slurm_array_probes_every_task_and_reports_the_one_that_failed() {
     assert_eq!(in_groups, 7, "{report}");
 }
 
+/// Every task log in `dir`, each after a line with its path (for a failing test's message).
+fn task_logs(dir: &Path) -> String {
+    fs::read_dir(dir)
+        .map(|d| {
+            d.filter_map(Result::ok)
+                .map(|e| {
+                    format!(
+                        "--- {}\n{}",
+                        e.path().display(),
+                        fs::read_to_string(e.path()).unwrap_or_default()
+                    )
+                })
+                .collect::<Vec<_>>()
+                .join("\n")
+        })
+        .unwrap_or_default()
+}
+
 /// Runs `gpufare fleet slurm ... --submit --wait` on `cluster` with a quick probe of `disk`;
 /// returns (status, stdout, stderr with the task logs).
 fn fleet_slurm(
@@ -584,20 +589,7 @@ fn fleet_slurm(
         ])
         .args(["--disk-seconds", "0.2", "--disk-dir"])
         .arg(&disk));
-    let logs = fs::read_dir(&logs)
-        .map(|d| {
-            d.filter_map(Result::ok)
-                .map(|e| {
-                    format!(
-                        "--- {}\n{}",
-                        e.path().display(),
-                        fs::read_to_string(e.path()).unwrap_or_default()
-                    )
-                })
-                .collect::<Vec<_>>()
-                .join("\n")
-        })
-        .unwrap_or_default();
+    let logs = task_logs(&logs);
     (
         out.status.code(),
         text(&out.stdout),

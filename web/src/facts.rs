@@ -72,26 +72,44 @@ pub fn trace_facts(lang: Lang, offer: &str, s: &TraceStats) -> impl IntoView + u
             ),
         ),
     };
-    let facts = [
-        (Label::TraceCovers, "hours", covers),
-        (Label::TracePreemptions, "preemptions", preemptions),
-        (Label::TraceRunning, "running", running),
-        (Label::TraceSpells, "spells", spells),
-        (Label::TraceGaps, "gaps", gaps),
-        (Label::TraceFitted, "fitted", fitted),
-    ]
-    .into_iter()
-    .map(|(label, key, value)| {
-        view! {
-            <dt>{t(lang, label)}</dt>
-            <dd data-key=key>{value}</dd>
-        }
-    })
-    .collect_view();
+    fact_list(
+        lang,
+        "trace-stats",
+        offer,
+        &s.name,
+        vec![
+            (Label::TraceCovers, "hours", covers),
+            (Label::TracePreemptions, "preemptions", preemptions),
+            (Label::TraceRunning, "running", running),
+            (Label::TraceSpells, "spells", spells),
+            (Label::TraceGaps, "gaps", gaps),
+            (Label::TraceFitted, "fitted", fitted),
+        ],
+    )
+}
+
+/// A file's facts as a definition list (`<dl class="facts {class}">` for `offer`): the file's
+/// name, then each (label, `data-key`, value).
+pub fn fact_list(
+    lang: Lang,
+    class: &str,
+    offer: &str,
+    file: &str,
+    facts: Vec<(Label, &'static str, String)>,
+) -> impl IntoView + use<> {
+    let facts = facts
+        .into_iter()
+        .map(|(label, key, value)| {
+            view! {
+                <dt>{t(lang, label)}</dt>
+                <dd data-key=key>{value}</dd>
+            }
+        })
+        .collect_view();
     view! {
-        <dl class="facts trace-stats" data-offer=offer.to_owned()>
+        <dl class=format!("facts {class}") data-offer=offer.to_owned()>
             <dt>{t(lang, Label::TraceFile)}</dt>
-            <dd data-key="file" translate="no">{s.name.clone()}</dd>
+            <dd data-key="file" translate="no">{file.to_owned()}</dd>
             {facts}
         </dl>
     }

@@ -306,7 +306,7 @@ fn queue_body(
 /// What a queue trace holds: its file, starts, jobs left out, and the model fitted to it.
 fn queue_trace_facts(lang: Lang, offer: &str, q: &QueueTrace) -> impl IntoView + use<> {
     let fitted = &q.fitted;
-    let rows = [
+    let rows = vec![
         (Label::QueueTraceStarts, "starts", q.starts.to_string()),
         (
             Label::QueueTraceUnstarted,
@@ -324,20 +324,6 @@ fn queue_trace_facts(lang: Lang, offer: &str, q: &QueueTrace) -> impl IntoView +
             "sigma",
             format!("{:.2}", fitted.sigma),
         ),
-    ]
-    .into_iter()
-    .map(|(label, key, value)| {
-        view! {
-            <dt>{t(lang, label)}</dt>
-            <dd data-key=key>{value}</dd>
-        }
-    })
-    .collect_view();
-    view! {
-        <dl class="facts queue-trace-stats" data-offer=offer.to_owned()>
-            <dt>{t(lang, Label::TraceFile)}</dt>
-            <dd data-key="file" translate="no">{q.name.clone()}</dd>
-            {rows}
-        </dl>
-    }
+    ];
+    crate::facts::fact_list(lang, "queue-trace-stats", offer, &q.name, rows)
 }

@@ -7,7 +7,8 @@
 //!   every test: formatting, clippy, native tests, wasm tests in Chromium, browser end-to-end.
 //! - `e2e`   only the browser end-to-end tests, optionally those matching a name pattern.
 //! - `fuzz`  runs every fuzz target (cargo fuzz): for SECONDS each, or the fixed-seed pass.
-//! - `layers` checks that gpufare-core's modules import only from the layers below them.
+//! - `layers` checks that the modules of the model, the CLI and the site import only from the
+//!   layers below them, with no circles.
 //! - `bench` runs every speed benchmark (native, wasm in Node and Chromium, the site's recompute,
 //!   growing catalogs) and prints one table; `--write-readme` puts it in the README.
 
@@ -35,7 +36,7 @@ commands:
   e2e [PATTERN]                only the browser tests (those whose name matches PATTERN)
   fuzz [SECONDS]               run every fuzz target for SECONDS each (random seed); without
                                SECONDS, the fixed-seed pass of 100,000 inputs the tests run
-  layers                       check that gpufare-core imports only downward, with no circles
+  layers                       check that core, the CLI and the site import only downward, with no circles
   schemas                      regenerate the JSON Schemas in public/schema/ and examples/ from core
   bench [--quick] [--write-readme]
                                run every speed benchmark (native, wasm in Node and Chromium, the
