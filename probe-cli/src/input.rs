@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 
 use anyhow::Result;
 use gpufare_core::export::budget::{Budget, parse_budget};
-use gpufare_core::fleet::{FleetNode, Merged, parse_fleet};
+use gpufare_core::fleet::{FleetNode, Merged, Rules, parse_fleet, parse_rules};
 use gpufare_core::numbers::text::TextEncoding;
 use gpufare_core::offers::catalog::{CATALOG_FORMAT_VERSION, Catalog, CatalogError};
 use gpufare_core::offers::default::default_catalog;
@@ -40,6 +40,23 @@ pub fn bad(path: &Path, problem: impl std::fmt::Display) -> anyhow::Error {
 /// A file's text.
 fn read(path: &Path) -> Result<String> {
     std::fs::read_to_string(path).map_err(|e| bad(path, format!("cannot read: {e}")))
+}
+
+/// A fleet report's rules file (TOML or JSON); an unknown key is refused by name, with where the
+/// keys are listed.
+pub fn read_rules(path: &Path) -> Result<Rules> {
+    parse_rules(&path.to_string_lossy(), &read(path)?).map_err(|e| {
+        let hint = e
+            .unknown_key()
+            .map(|k| {
+                format!(
+                    " (unknown key {k:?}; README.md \"Fleets\" lists the keys and their \
+                     defaults)"
+                )
+            })
+            .unwrap_or_default();
+        anyhow::Error::new(InputFileError(format!("{e}{hint}")))
+    })
 }
 
 /// A task file.
@@ -310,4 +327,52 @@ pub fn tell_left_out(merged: &Merged) {
             d.dropped, d.kept
         );
     }
+}
+
+/// The files an input names: the file itself, or a directory's `*.json` and `*.jsonl` files
+/// (hidden ones, such as a task's half-written `.NAME.partial`, left out), sorted by name.
+fn profile_files(path: &Path) -> Result<Vec<PathBuf>> {
+    let meta = std::fs::metadata(path).map_err(|e| bad(path, format!("cannot read: {e}")))?;
+    if !meta.is_dir() {
+        return Ok(vec![path.to_path_buf()]);
+    }
+    let mut files: Vec<PathBuf> = std::fs::read_dir(path)
+        .map_err(|e| bad(path, format!("cannot read the directory: {e}")))?
+        .filter_map(|e| e.ok())
+        .map(|e| e.path())
+        .filter(|p| {
+            let name = p.file_name().and_then(|n| n.to_str()).unwrap_or("");
+            !name.starts_with('.')
+                && (name.ends_with(".json") || name.ends_with(".jsonl"))
+                && p.is_file()
+        })
+        .collect();
+    files.sort();
+    if files.is_empty() {
+        return Err(bad(
+            path,
+            "the directory holds no profiles (no *.json or *.jsonl files)",
+        ));
+    }
+    Ok(files)
+}
+
+/// The profiles `paths` name (files, or directories of `*.json` and `*.jsonl`), each file's name
+/// and text, and how many could not be read (each said on standard error and skipped: a merge
+/// keeps what it can). A path that does not exist, or a directory without profiles, is refused.
+pub fn read_profile_files(paths: &[PathBuf]) -> Result<(Vec<(String, String)>, usize)> {
+    let mut inputs = Vec::new();
+    let mut unreadable = 0;
+    for path in paths {
+        for file in profile_files(path)? {
+            match std::fs::read_to_string(&file) {
+                Ok(text) => inputs.push((file.to_string_lossy().into_owned(), text)),
+                Err(e) => {
+                    unreadable += 1;
+                    eprintln!("gpufare: skipped {}: cannot read: {e}", file.display());
+                }
+            }
+        }
+    }
+    Ok((inputs, unreadable))
 }

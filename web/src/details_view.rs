@@ -86,16 +86,7 @@ fn details_body(
     pick: RwSignal<Option<String>>,
 ) -> impl IntoView {
     let choices = Memo::new(move |_| {
-        plan.with(|p| {
-            p.as_ref()
-                .map(|r| {
-                    r.options
-                        .iter()
-                        .map(|o| (o.offer_id.clone(), o.clone()))
-                        .collect::<Vec<_>>()
-                })
-                .unwrap_or_default()
-        })
+        plan.with(|p| p.as_ref().map(|r| r.options.clone()).unwrap_or_default())
     });
     // What the catalog rows depend on: not the task, so typing in the task form rebuilds nothing
     // here until the plan changes.
@@ -118,27 +109,13 @@ fn details_body(
         Some(Shown { option, offer })
     });
     view! {
-        <div class="field">
-            <label for="details-offer">{move || t(lang.get(), Label::Offer)}</label>
-            <select id="details-offer" on:change=move |ev| pick.set(Some(event_target_value(&ev)))>
-                {move || {
-                    let lang = lang.get();
-                    let current = shown.with(|s| s.as_ref().map(|s| s.option.offer_id.clone()));
-                    choices
-                        .get()
-                        .into_iter()
-                        .map(|(id, o)| {
-                            let selected = current.as_deref() == Some(id.as_str());
-                            view! {
-                                <option value=id.clone() selected=selected>
-                                    {format!("{} ({id})", model::option_title(lang, &o))}
-                                </option>
-                            }
-                        })
-                        .collect_view()
-                }}
-            </select>
-        </div>
+        <crate::picks::OfferPicker
+            lang=lang
+            id="details-offer"
+            pick=pick
+            choices=choices
+            current=Signal::derive(move || shown.with(|s| s.as_ref().map(|s| s.option.offer_id.clone())))
+        />
         {move || {
             let lang = lang.get();
             match shown.get() {

@@ -130,27 +130,13 @@ fn risk_body(
         })
     });
     view! {
-        <div class="field">
-            <label for="risk-offer">{move || t(lang.get(), Label::Offer)}</label>
-            <select id="risk-offer" on:change=move |ev| pick.set(Some(event_target_value(&ev)))>
-                {move || {
-                    let lang = lang.get();
-                    let current = shown.with(|s| s.as_ref().map(|s| s.option.offer_id.clone()));
-                    choices
-                        .get()
-                        .into_iter()
-                        .map(|o| {
-                            let selected = current.as_deref() == Some(o.offer_id.as_str());
-                            view! {
-                                <option value=o.offer_id.clone() selected=selected>
-                                    {format!("{} ({})", model::option_title(lang, &o), o.offer_id)}
-                                </option>
-                            }
-                        })
-                        .collect_view()
-                }}
-            </select>
-        </div>
+        <crate::picks::OfferPicker
+            lang=lang
+            id="risk-offer"
+            pick=pick
+            choices=choices
+            current=Signal::derive(move || shown.with(|s| s.as_ref().map(|s| s.option.offer_id.clone())))
+        />
         {move || {
             let lang = lang.get();
             match shown.get() {

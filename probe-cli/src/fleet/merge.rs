@@ -1,75 +1,22 @@
 //! `gpufare fleet merge` and `gpufare fleet report`: read files, call `gpufare_core::fleet`, say
 //! what was left out, write the results through [`crate::output`].
 
-use std::path::{Path, PathBuf};
-
 use anyhow::{Result, bail};
 use gpufare_core::fleet::{
-    Rules, fleet_to_jsonl, merge, parse_rules, prometheus_text, report, report_markdown,
-    report_table,
+    Rules, fleet_to_jsonl, merge, prometheus_text, report, report_markdown, report_table,
 };
 
 use super::args::{FailOn, MergeArgs, ReportArgs, ReportFormat};
-use crate::input::{InputFileError, read_fleet, tell_left_out};
+use crate::input::{InputFileError, read_fleet, read_profile_files, read_rules, tell_left_out};
 use crate::output;
-
-fn usage(text: String) -> anyhow::Error {
-    anyhow::Error::new(InputFileError(text))
-}
-
-/// The files an input names: the file itself, or a directory's `*.json` and `*.jsonl` files
-/// (hidden ones, such as a task's half-written `.NAME.partial`, left out), sorted by name.
-fn input_files(path: &Path) -> Result<Vec<PathBuf>> {
-    let meta = std::fs::metadata(path)
-        .map_err(|e| usage(format!("{}: cannot read: {e}", path.display())))?;
-    if !meta.is_dir() {
-        return Ok(vec![path.to_path_buf()]);
-    }
-    let mut files: Vec<PathBuf> = std::fs::read_dir(path)
-        .map_err(|e| {
-            usage(format!(
-                "{}: cannot read the directory: {e}",
-                path.display()
-            ))
-        })?
-        .filter_map(|e| e.ok())
-        .map(|e| e.path())
-        .filter(|p| {
-            let name = p.file_name().and_then(|n| n.to_str()).unwrap_or("");
-            !name.starts_with('.')
-                && (name.ends_with(".json") || name.ends_with(".jsonl"))
-                && p.is_file()
-        })
-        .collect();
-    files.sort();
-    if files.is_empty() {
-        bail!(usage(format!(
-            "{}: the directory holds no profiles (no *.json or *.jsonl files)",
-            path.display()
-        )));
-    }
-    Ok(files)
-}
 
 /// Runs `gpufare fleet merge`.
 pub fn run_merge(args: &MergeArgs) -> Result<()> {
-    let mut inputs = Vec::new();
-    let mut unreadable = 0;
-    for path in &args.inputs {
-        for file in input_files(path)? {
-            match std::fs::read_to_string(&file) {
-                Ok(text) => inputs.push((file.to_string_lossy().into_owned(), text)),
-                Err(e) => {
-                    unreadable += 1;
-                    eprintln!("gpufare: skipped {}: cannot read: {e}", file.display());
-                }
-            }
-        }
-    }
+    let (inputs, unreadable) = read_profile_files(&args.inputs)?;
     let merged = merge(&inputs, args.redact);
     tell_left_out(&merged);
     if merged.nodes.is_empty() {
-        bail!(usage(format!(
+        bail!(InputFileError(format!(
             "no profile could be read from {} files; nothing written",
             inputs.len() + unreadable
         )));
@@ -96,22 +43,7 @@ pub fn run_merge(args: &MergeArgs) -> Result<()> {
 /// Runs `gpufare fleet report`.
 pub fn run_report(args: &ReportArgs) -> Result<()> {
     let rules = match &args.rules {
-        Some(path) => {
-            let text = std::fs::read_to_string(path)
-                .map_err(|e| usage(format!("{}: cannot read: {e}", path.display())))?;
-            parse_rules(&path.to_string_lossy(), &text).map_err(|e| {
-                let hint = e
-                    .unknown_key()
-                    .map(|k| {
-                        format!(
-                            " (unknown key {k:?}; README.md \"Fleets\" lists the keys and their \
-                             defaults)"
-                        )
-                    })
-                    .unwrap_or_default();
-                usage(format!("{e}{hint}"))
-            })?
-        }
+        Some(path) => read_rules(path)?,
         None => Rules::default(),
     };
     let nodes = read_fleet(&args.fleet)?;
