@@ -413,53 +413,27 @@ fn slurm_array_probes_every_task_and_reports_the_one_that_failed() {
     let mut cluster = start_slurm(root.path(), false);
     let tasks = 8;
     let out_dir = root.path().join("out");
-    let disk = root.path().join("disk");
-    fs::create_dir_all(&disk).unwrap();
     for i in 0..tasks {
         fs::create_dir_all(out_dir.join(i.to_string())).unwrap();
     }
     // Task 3's output directory cannot be written: the task must be reported, not lost.
     make_read_only(&mut cluster, &out_dir.join("3"));
     let script = root.path().join("fleet.sbatch");
-    // `timeout` only keeps a broken cluster from hanging the suite; nothing is timed.
-    let out = run(Command::new("timeout")
-        .arg("900")
-        .arg(env!("CARGO_BIN_EXE_gpufare"))
-        .env("SLURM_CONF", &cluster.conf)
-        .current_dir(root.path())
-        .args([
-            "fleet",
-            "slurm",
+    // One node stands in for eight: with --redact each task's profile has no host name and
+    // counts as a node of its own when merged.
+    let (code, stdout, stderr) = fleet_slurm(
+        &cluster,
+        root.path(),
+        &[
             "--nodes",
             &tasks.to_string(),
-            "--partition",
-            "debug",
-        ])
-        .args(["--time", "00:10:00", "--poll", "1", "--submit", "--wait"])
-        .arg("--output-dir")
-        .arg(out_dir.join("%a"))
-        .arg("--log-dir")
-        .arg(root.path().join("logs"))
-        .arg("-o")
-        .arg(&script)
-        // One node stands in for eight: with --redact each task's profile has no host name and
-        // counts as a node of its own when merged.
-        .args([
-            "--",
-            "--no-gpu",
-            "--redact",
-            "--duration",
-            "0",
-            "--disk-size",
-            "1M",
-        ])
-        .args(["--disk-seconds", "0.2", "--disk-dir"])
-        .arg(&disk));
-    let stdout = text(&out.stdout);
-    let stderr = text(&out.stderr);
-    let logs = task_logs(&root.path().join("logs"));
-    let context = format!("stdout:\n{stdout}\nstderr:\n{stderr}\nlogs:\n{logs}");
-    assert_eq!(out.status.code(), Some(1), "{context}");
+            "-o",
+            script.to_str().unwrap(),
+        ],
+        &out_dir.join("%a"),
+    );
+    let context = format!("stdout:\n{stdout}\nstderr:\n{stderr}");
+    assert_eq!(code, Some(1), "{context}");
     assert!(
         stdout.contains(&format!(
             "{tasks} tasks, {} profiles written, 1 failed or never ran",
@@ -548,8 +522,9 @@ fn task_logs(dir: &Path) -> String {
         .unwrap_or_default()
 }
 
-/// Runs `gpufare fleet slurm ... --submit --wait` on `cluster` with a quick probe of `disk`;
-/// returns (status, stdout, stderr with the task logs).
+/// Runs `gpufare fleet slurm ARGS --submit --wait` on `cluster` (ARGS name the tasks and `-o`)
+/// with a quick probe of a disk directory under `root`; returns (status, stdout, stderr with the
+/// task logs). `timeout` only keeps a broken cluster from hanging the suite; nothing is timed.
 fn fleet_slurm(
     cluster: &Cluster,
     root: &Path,
@@ -573,7 +548,7 @@ fn fleet_slurm(
             "00:10:00",
         ])
         .args(args)
-        .args(["--poll", "1", "--submit", "--wait", "-o", "-"])
+        .args(["--poll", "1", "--submit", "--wait"])
         .arg("--output-dir")
         .arg(out_dir)
         .arg("--log-dir")
@@ -611,7 +586,7 @@ fn slurm_with_accounting_reads_task_states_from_sacct_and_runs_srun_mode() {
     let (code, stdout, stderr) = fleet_slurm(
         &cluster,
         root.path(),
-        &["--nodes", "3"],
+        &["--nodes", "3", "-o", "-"],
         &out_dir.join("%a"),
     );
     let context = format!("stdout:\n{stdout}\nstderr:\n{stderr}");
@@ -648,7 +623,7 @@ fn slurm_with_accounting_reads_task_states_from_sacct_and_runs_srun_mode() {
     let (code, stdout, stderr) = fleet_slurm(
         &cluster,
         root.path(),
-        &["--mode", "srun", "--nodes", "1"],
+        &["--mode", "srun", "--nodes", "1", "-o", "-"],
         &srun_dir,
     );
     let context = format!("stdout:\n{stdout}\nstderr:\n{stderr}");
