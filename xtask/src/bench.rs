@@ -51,6 +51,9 @@ pub struct Options {
     pub quick: bool,
     /// Replace README.md's performance section with the table.
     pub write_readme: bool,
+    /// Only the growing catalogs (`--only scale`): the release CLI's time and memory, printed
+    /// without the rest of the table.
+    pub only_scale: bool,
 }
 
 impl Options {
@@ -59,14 +62,26 @@ impl Options {
         let mut options = Options {
             quick: false,
             write_readme: false,
+            only_scale: false,
         };
-        for arg in args {
+        let mut args = args.iter();
+        while let Some(arg) = args.next() {
             match arg.as_str() {
                 "--quick" => options.quick = true,
                 "--write-readme" => options.write_readme = true,
-                other => bail!("bench: unknown option {other:?} (--quick, --write-readme)"),
+                "--only" => match args.next().map(String::as_str) {
+                    Some("scale") => options.only_scale = true,
+                    other => bail!("bench: --only takes `scale`, not {other:?}"),
+                },
+                other => {
+                    bail!("bench: unknown option {other:?} (--quick, --write-readme, --only scale)")
+                }
             }
         }
+        ensure!(
+            !(options.only_scale && options.write_readme),
+            "bench: --write-readme needs every figure, so not with --only"
+        );
         Ok(options)
     }
 }
@@ -138,6 +153,15 @@ pub fn run(root: &Path, options: &Options) -> Result<()> {
         prereq::npm_packages(&root.join("tests/e2e"))?;
     }
 
+    if options.only_scale {
+        run_cmd(cargo().args(["build", "--release", "--package", "gpufare-probe"]))?;
+        let cli = target_dir(root).join("release/gpufare");
+        let catalogs = write_scale_catalogs(&work.join("scale"))?;
+        let scale = run_scale(root, &cli, &catalogs, options.quick)?;
+        let cores = std::thread::available_parallelism().map_or(1, usize::from);
+        println!("{}", scale_table(&scale, cores)?);
+        return Ok(());
+    }
     // Everything is built before anything is timed, so no compiler shares the cores with a run.
     eprintln!("==> bench: building");
     let wasm_dir = work.join("wasm-plan");
@@ -691,10 +715,17 @@ fn markdown(
         firsts.len()
     )?;
     writeln!(t)?;
+    t.push_str(&scale_table(scale, machine.cores)?);
+    Ok(t)
+}
+
+/// The growing catalogs' rows and their growth, as Markdown.
+fn scale_table(scale: &[ScaleRow], cores: usize) -> Result<String> {
+    let mut t = String::new();
     writeln!(
         t,
         "| `gpufare plan` (release CLI, {} threads, {} trials) on a catalog of | wall time, median | per offer | peak memory |",
-        machine.cores,
+        cores,
         thousands(u64::from(DEFAULT_TRIALS))
     )?;
     writeln!(t, "|---|---:|---:|---:|")?;

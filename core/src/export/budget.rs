@@ -279,7 +279,8 @@ pub fn number(m: &Money) -> f64 {
 
 /// Flattens a plan for `task` priced against `catalog` (for the source of each offer's price).
 pub fn budget(plan: &PlanResult, task: &TaskProfile, catalog: &Catalog) -> Budget {
-    let offer = |id: &str| catalog.offers.iter().find(|o| o.id == id);
+    let by_id = catalog.by_id();
+    let offer = |id: &str| by_id.get(id).copied();
     let ctx = Context::new(task, &plan.settings);
     let options = plan
         .options

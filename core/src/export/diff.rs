@@ -3,6 +3,7 @@
 //! first. The one home of the rule: the CLI's `gpufare plan --diff` and the site's comparison
 //! both show what [`diff`] finds.
 
+use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
 use schemars::JsonSchema;
@@ -250,13 +251,22 @@ pub fn diff(old: &Budget, new: &Budget) -> BudgetDiff {
         .collect();
     ids.sort_unstable();
     ids.dedup();
-    fn find<'a>(b: &'a Budget, id: &str) -> Option<&'a BudgetRow> {
-        b.options.iter().find(|r| r.offer_id == id)
+    // Each id's first row, looked up per id instead of scanned for.
+    fn rows(b: &Budget) -> BTreeMap<&str, &BudgetRow> {
+        let mut index = BTreeMap::new();
+        for r in &b.options {
+            index.entry(r.offer_id.as_str()).or_insert(r);
+        }
+        index
     }
+    let (old_rows, new_rows) = (rows(old), rows(new));
     let same_currency = old.currency == new.currency;
     let mut changes: Vec<RowChange> = ids
         .into_iter()
-        .filter_map(|id| row_change(id, find(old, id), find(new, id), same_currency))
+        .filter_map(|id| {
+            let (a, b) = (old_rows.get(id).copied(), new_rows.get(id).copied());
+            row_change(id, a, b, same_currency)
+        })
         .collect();
     changes.sort_by(|x, y| {
         let mag = |c: &RowChange| c.total_change.map_or(f64::INFINITY, f64::abs);

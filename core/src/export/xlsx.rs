@@ -445,13 +445,8 @@ pub fn budget_xlsx(
             l.pick("Price of each offer", "各方案的价格"),
             &f.title,
         )?;
-        let note = |id: &str| {
-            catalog
-                .offers
-                .iter()
-                .find(|o| o.id == id)
-                .and_then(|o| o.estimate_note.clone())
-        };
+        let by_id = catalog.by_id();
+        let note = |id: &str| by_id.get(id).and_then(|o| o.estimate_note.clone());
         let prices = b
             .options
             .iter()

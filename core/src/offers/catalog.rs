@@ -1,6 +1,8 @@
 //! A catalog: a set of offers with its format version, read and written as JSON (the CSV form is
 //! in [`crate::offers::csv`]), with the errors that name the line and the field at fault.
 
+use std::collections::BTreeMap;
+
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use thiserror::Error;
@@ -19,6 +21,18 @@ pub struct Catalog {
     pub format_version: u32,
     /// The offers, in the order they were read.
     pub offers: Vec<Offer>,
+}
+
+impl Catalog {
+    /// Each id's offer (the first, should several share it), looked up in log time: a plan's
+    /// rows find their offers without scanning the catalog once per row.
+    pub fn by_id(&self) -> BTreeMap<&str, &Offer> {
+        let mut index = BTreeMap::new();
+        for offer in &self.offers {
+            index.entry(offer.id.as_str()).or_insert(offer);
+        }
+        index
+    }
 }
 
 /// Why a catalog could not be read; names the line and the field.

@@ -11,6 +11,8 @@
 //!
 //! [`evaluate`] runs the three and assembles the [`OptionResult`].
 
+use std::sync::Arc;
+
 use rust_decimal::Decimal;
 
 use crate::numbers::money::Money;
@@ -30,8 +32,7 @@ use crate::plan::reach;
 use crate::plan::reason::{Reason, RuleId};
 use crate::plan::scaling::{Communication, communication};
 use crate::plan::time::{
-    Draws, Expectation, Simulation, TimeInputs, Walked, expect, notice_saves,
-    simulate_rules_expecting,
+    Draws, Expectation, Simulation, TimeInputs, Walked, expect, notice_saves, simulate_shared,
 };
 use crate::task::document::{self, LatencyTarget, TaskKind};
 
@@ -222,7 +223,7 @@ pub struct Time {
     /// P99 latency including the round trip, for inference with a target.
     pub latency_p99_ms: Option<f64>,
     /// The Monte Carlo's trials, when it ran.
-    pub sim: Option<Simulation>,
+    pub sim: Option<Arc<Simulation>>,
     /// The policies walked with staying, when the context prepared them.
     pub walked: Option<Walked>,
 }
@@ -361,40 +362,22 @@ fn simulate_with_policies(
     inputs: &TimeInputs,
     expected: &Expectation,
     draws: &Draws,
-) -> (Simulation, Option<Walked>) {
+) -> (Arc<Simulation>, Option<Walked>) {
     let seed = ctx.settings.seed;
-    let Some(walk) = ctx.walk_for(offer) else {
-        let staying = simulate_rules_expecting(
-            inputs,
-            Some(expected),
-            draws,
-            seed,
-            &offer.id,
-            &[Rule::Stay],
-            None,
-        )
-        .pop()
-        .unwrap_or_default();
-        return (staying, None);
-    };
+    let walk = ctx.walk_for(offer);
     let mut rules = vec![Rule::Stay];
-    rules.extend(walk.rules.iter().copied());
-    let mut sims = simulate_rules_expecting(
-        inputs,
-        Some(expected),
-        draws,
-        seed,
-        &offer.id,
-        &rules,
-        Some(&walk.fallback),
-    )
-    .into_iter();
+    if let Some(walk) = walk {
+        rules.extend(walk.rules.iter().copied());
+    }
+    let fallback = walk.map(|w| &w.fallback);
+    let mut sims =
+        simulate_shared(inputs, Some(expected), draws, seed, &rules, fallback).into_iter();
     let staying = sims.next().unwrap_or_default();
-    let walked = Walked {
+    let walked = walk.map(|walk| Walked {
         fallback: walk.fallback,
         sims: walk.rules.iter().copied().zip(sims).collect(),
-    };
-    (staying, Some(walked))
+    });
+    (staying, walked)
 }
 
 /// The time model's inputs for a batch task on `offer`: the offer's interruption figures, or

@@ -8,7 +8,7 @@
 //! else the usable policy (one that finishes, within a hard deadline at P90) with the lowest
 //! expected total, the simpler one on a tie.
 
-use std::borrow::Cow;
+use std::sync::Arc;
 
 use crate::numbers::money::Money;
 use crate::numbers::stats::OrderStats;
@@ -17,13 +17,13 @@ use crate::offers::trace::AttachedTrace;
 use crate::plan::context::{Context, round4};
 use crate::plan::cost::{Time, Usage, evaluate_parts, money_for, time_inputs, work_on};
 use crate::plan::feasibility::fmt1;
-use crate::plan::job::{NEVER_HOURS, Rule};
+use crate::plan::job::Rule;
 use crate::plan::option::{Costs, OptionResult};
 use crate::plan::reason::{Reason, RuleId};
 use crate::plan::replay::replay;
 use crate::plan::risk::{CDF_QUANTILES, Outcome, PolicyResult, Risk, RiskSource};
 use crate::plan::time::{
-    Draws, FallbackPlan, PolicyWalk, Simulation, TimeInputs, expect, simulate_rules,
+    Draws, FallbackPlan, PolicyWalk, Simulation, TimeInputs, expect, simulate_shared,
 };
 use crate::task::document::TaskProfile;
 use crate::task::policy::Policy;
@@ -99,21 +99,15 @@ fn outcome(
     sim: &Simulation,
 ) -> (Outcome, Costs) {
     let n = sim.wall_hours.len();
-    let wall = sim.wall_stats(&CDF_QUANTILES, &[0.9]);
-    let billed: Vec<f64> = sim
-        .running_hours
-        .iter()
-        .zip(&sim.fallback_hours)
-        .map(|(a, b)| a + b)
-        .collect();
-    let billed = OrderStats::quantiles(&billed, &[0.5, 0.9, 0.99], &[]);
+    let summary = sim.summary();
+    let (wall, billed) = (&summary.wall, &summary.billed);
     let miss = ctx.task.deadline_hours.map(|d| sim.share_over(d));
     let expected = Usage {
-        running: Simulation::mean(&sim.running_hours),
-        wall: Simulation::mean(&sim.wall_hours),
-        fallback: Simulation::mean(&sim.fallback_hours),
+        running: summary.running_mean,
+        wall: summary.wall_mean,
+        fallback: summary.fallback_mean,
     };
-    let at_p90 = sim.index_in(&wall, 0.9).and_then(|i| sim.trial(i)).map_or(
+    let at_p90 = summary.p90_trial.and_then(|i| sim.trial(i)).map_or(
         expected,
         |(wall, running, fallback)| Usage {
             running,
@@ -130,18 +124,18 @@ fn outcome(
             round4(v.percentile(p))
         }
     };
-    let preemptions: f64 = sim.interruptions.iter().map(|&k| f64::from(k)).sum();
+    let preemptions = summary.preemptions;
     (
         Outcome {
             samples: n as u32,
             hours_mean: round4(expected.wall),
-            hours_p50: q(&wall, 0.5),
-            hours_p90: q(&wall, 0.9),
-            hours_p99: q(&wall, 0.99),
+            hours_p50: q(wall, 0.5),
+            hours_p90: q(wall, 0.9),
+            hours_p99: q(wall, 0.99),
             billed_hours_mean: round4(expected.running + expected.fallback),
-            billed_hours_p50: q(&billed, 0.5),
-            billed_hours_p90: q(&billed, 0.9),
-            billed_hours_p99: q(&billed, 0.99),
+            billed_hours_p50: q(billed, 0.5),
+            billed_hours_p90: q(billed, 0.9),
+            billed_hours_p99: q(billed, 0.99),
             fallback_hours_mean: round4(expected.fallback),
             switched_share: round4(share(sim.switched)),
             preemptions_mean: round4(if n == 0 { 0.0 } else { preemptions / n as f64 }),
@@ -149,7 +143,7 @@ fn outcome(
             deadline_miss_probability: miss.map(round4),
             total_expected: costs.total_expected.number(),
             total_p90: costs.total_p90.number(),
-            cdf_hours: CDF_QUANTILES.iter().map(|&p| q(&wall, p)).collect(),
+            cdf_hours: CDF_QUANTILES.iter().map(|&p| q(wall, p)).collect(),
         },
         costs,
     )
@@ -195,7 +189,7 @@ fn assess(
     let moving = moving_rules(task, &candidates);
     // The policies that move are simulated together, one walk through each trial; time_on
     // has usually walked them already, with staying (see [`policy_walks`]).
-    let mut walks: Vec<(Policy, Cow<'_, Simulation>)> = match (&time.walked, &plan) {
+    let mut walks: Vec<(Policy, Arc<Simulation>)> = match (&time.walked, &plan) {
         (Some(w), Some(p))
             if w.fallback == *p
                 && moving
@@ -206,7 +200,7 @@ fn assess(
                 .iter()
                 .filter_map(|(policy, rule)| {
                     let (_, sim) = w.sims.iter().find(|(r, _)| r == rule)?;
-                    Some((*policy, Cow::Borrowed(sim)))
+                    Some((*policy, Arc::clone(sim)))
                 })
                 .collect()
         }
@@ -215,18 +209,14 @@ fn assess(
             moving
                 .iter()
                 .map(|(p, _)| *p)
-                .zip(
-                    simulate_rules(
-                        inputs,
-                        draws,
-                        ctx.settings.seed,
-                        &offer.id,
-                        &rules,
-                        plan.as_ref(),
-                    )
-                    .into_iter()
-                    .map(Cow::Owned),
-                )
+                .zip(simulate_shared(
+                    inputs,
+                    Some(&time.expected),
+                    draws,
+                    ctx.settings.seed,
+                    &rules,
+                    plan.as_ref(),
+                ))
                 .collect()
         }
     };
@@ -242,16 +232,9 @@ fn assess(
             }
             _ => {
                 let sim = match (policy, &time.sim) {
-                    (Policy::SpotOnly, Some(sim)) => Cow::Borrowed(sim),
+                    (Policy::SpotOnly, Some(sim)) => Arc::clone(sim),
                     // Staying never finishes (the closed form says so): no trial would end.
-                    (Policy::SpotOnly, None) => Cow::Owned(Simulation {
-                        wall_hours: vec![NEVER_HOURS],
-                        running_hours: vec![NEVER_HOURS],
-                        fallback_hours: vec![0.0],
-                        interruptions: vec![0],
-                        switched: 0,
-                        unfinished: 1,
-                    }),
+                    (Policy::SpotOnly, None) => Arc::new(Simulation::never()),
                     _ => walks
                         .iter()
                         .position(|(p, _)| *p == policy)

@@ -28,6 +28,7 @@
 //! (P50/P90, deadline misses) comes from a seeded Monte Carlo of the same model, event by event,
 //! through the state machine in `plan::job` that the trace replay uses too.
 
+use std::collections::{BTreeMap, VecDeque};
 use std::sync::{Arc, Mutex, OnceLock};
 
 use crate::numbers::parallel;
@@ -40,6 +41,7 @@ use crate::plan::job::{
     Fallback, Job, MAX_PREEMPTIONS, NEVER_HOURS, Outcome, Poisson, Rule, run_job_rules,
 };
 use crate::plan::protection::Protected;
+use crate::plan::risk::CDF_QUANTILES;
 use crate::task::document::Checkpoint;
 
 /// Runs simulated one by one; more runs are represented by scaling (an approximation that keeps
@@ -365,31 +367,102 @@ pub fn expect(inputs: &TimeInputs) -> Expectation {
     }
 }
 
-/// A fingerprint of a queue's parameters (FNV-1a over their bits), the key of its cached waits.
-fn queue_key(queue: &Queue) -> u64 {
+/// A queue's parameters as words, bit for bit: the key of its cached waits, and part of a
+/// simulation's key.
+fn queue_words(queue: &Queue, words: &mut Vec<u64>) {
     use crate::offers::queue::WaitShape;
-    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
-    let mut mix = |x: u64| {
-        for b in x.to_le_bytes() {
-            h ^= u64::from(b);
-            h = h.wrapping_mul(0x0100_0000_01b3);
-        }
-    };
-    mix(queue.p0.to_bits());
-    mix(queue.scale_hours.to_bits());
+    words.extend([queue.p0.to_bits(), queue.scale_hours.to_bits()]);
     match queue.shape {
-        WaitShape::LogNormal { sigma } => {
-            mix(1);
-            mix(sigma.to_bits());
-        }
-        WaitShape::Exponential => mix(2),
+        WaitShape::LogNormal { sigma } => words.extend([1, sigma.to_bits()]),
+        WaitShape::Exponential => words.push(2),
         WaitShape::Sample(knots) => {
-            mix(3);
-            knots.iter().for_each(|k| mix(k.to_bits()));
+            words.push(3);
+            words.extend(knots.iter().map(|k| k.to_bits()));
         }
     }
-    h
 }
+
+/// Everything a simulation of `rules` depends on besides the draws, bit for bit: two offers
+/// with the same key get the same trials, so the second reuses the first's.
+fn walk_key(
+    inputs: &TimeInputs,
+    key: u64,
+    rules: &[Rule],
+    fallback: Option<&FallbackPlan>,
+) -> Vec<u64> {
+    let checkpoint = inputs.checkpoint.unwrap_or(Checkpoint {
+        interval_hours: f64::NAN,
+        restart_overhead_hours: f64::NAN,
+        save_minutes: None,
+    });
+    let mut words = vec![
+        key,
+        inputs.run_hours.to_bits(),
+        u64::from(inputs.runs),
+        inputs.slowdown.median.to_bits(),
+        inputs.slowdown.p99.to_bits(),
+        inputs.interruptions_per_hour.to_bits(),
+        inputs.gap_mean_hours.to_bits(),
+        u64::from(inputs.saves_on_notice),
+        u64::from(inputs.checkpoint.is_some()),
+        checkpoint.interval_hours.to_bits(),
+        checkpoint.restart_overhead_hours.to_bits(),
+        checkpoint.save_minutes.map_or(u64::MAX, f64::to_bits),
+        u64::from(inputs.queue_every_run),
+        inputs.protection_hours.to_bits(),
+    ];
+    queue_words(&inputs.queue, &mut words);
+    for rule in rules {
+        match *rule {
+            Rule::Stay => words.push(0),
+            Rule::AfterPreemptions(n) => words.extend([1, u64::from(n)]),
+            Rule::Deadline(d) => words.extend([2, d.to_bits()]),
+        }
+    }
+    match fallback {
+        None => words.push(0),
+        Some(f) => {
+            words.extend([1, f.run_hours.to_bits()]);
+            queue_words(&f.queue, &mut words);
+        }
+    }
+    words
+}
+
+/// Bytes of trial series [`Draws`] keeps for reuse at most: enough for the distinct offers of
+/// a catalog's many copies (zones, regions), bounded whatever the catalog.
+const SHARED_BYTES: usize = 32 << 20;
+
+/// Simulations already run with one [`Draws`], by [`walk_key`], oldest first out.
+#[derive(Default)]
+struct Walks {
+    entries: BTreeMap<Vec<u64>, Vec<Arc<Simulation>>>,
+    order: VecDeque<(Vec<u64>, usize)>,
+    bytes: usize,
+}
+
+impl Walks {
+    /// Keeps `sims` under `key`, dropping the oldest entries past [`SHARED_BYTES`].
+    fn keep(&mut self, key: Vec<u64>, sims: &[Arc<Simulation>]) {
+        let bytes: usize = sims.iter().map(|s| s.bytes()).sum();
+        if bytes > SHARED_BYTES || self.entries.contains_key(&key) {
+            return;
+        }
+        while self.bytes + bytes > SHARED_BYTES {
+            let Some((old, size)) = self.order.pop_front() else {
+                break;
+            };
+            self.entries.remove(&old);
+            self.bytes = self.bytes.saturating_sub(size);
+        }
+        self.entries.insert(key.clone(), sims.to_vec());
+        self.order.push_back((key, bytes));
+        self.bytes += bytes;
+    }
+}
+
+/// A queue's words (see [`queue_words`]) and its waits per draw.
+type Cached = (Vec<u64>, Arc<Vec<f64>>);
 
 /// Random draws shared by every offer of a plan (common random numbers): offers are compared
 /// under the same luck, so their ranking is not an artefact of sampling noise.
@@ -404,7 +477,9 @@ pub struct Draws {
     factors: Mutex<Vec<(u64, Arc<Vec<f64>>)>>,
     /// Queue waits in hours per draw, computed once per distinct queue (offers of one kind of
     /// pool share it).
-    queues: Mutex<Vec<(u64, Arc<Vec<f64>>)>>,
+    queues: Mutex<Vec<Cached>>,
+    /// Simulations run, for offers that need the same ones (see [`simulate_shared`]).
+    walks: Mutex<Walks>,
 }
 
 impl Draws {
@@ -432,6 +507,7 @@ impl Draws {
             waits,
             factors: Mutex::new(Vec::new()),
             queues: Mutex::new(Vec::new()),
+            walks: Mutex::new(Walks::default()),
         }
     }
 
@@ -439,8 +515,9 @@ impl Draws {
     /// 1 - exp(-e) and through the queue's quantile function, so that every offer meets the same
     /// luck in its own queue. Cached per queue.
     fn queue_waits(&self, queue: &Queue) -> Arc<Vec<f64>> {
-        let key = queue_key(queue);
-        let cached = |list: &[(u64, Arc<Vec<f64>>)]| {
+        let mut key = Vec::new();
+        queue_words(queue, &mut key);
+        let cached = |list: &[Cached]| {
             list.iter()
                 .find(|(k, _)| *k == key)
                 .map(|(_, f)| Arc::clone(f))
@@ -533,7 +610,7 @@ impl Draws {
 }
 
 /// The simulated distribution for one offer (one value per trial).
-#[derive(Debug, Clone, PartialEq, Default)]
+#[derive(Debug, Clone, Default)]
 pub struct Simulation {
     /// Wall-clock hours per trial (queue, running, gaps), all runs.
     pub wall_hours: Vec<f64>,
@@ -547,6 +624,41 @@ pub struct Simulation {
     pub switched: usize,
     /// Trials that hit the practical horizon.
     pub unfinished: usize,
+    /// Its [`Summary`], once asked for.
+    summary: OnceLock<Summary>,
+}
+
+impl PartialEq for Simulation {
+    /// The trials and counts (the summary is worked out from them).
+    fn eq(&self, other: &Simulation) -> bool {
+        self.wall_hours == other.wall_hours
+            && self.running_hours == other.running_hours
+            && self.fallback_hours == other.fallback_hours
+            && self.interruptions == other.interruptions
+            && self.switched == other.switched
+            && self.unfinished == other.unfinished
+    }
+}
+
+/// What the risk report reads of a simulation whatever the offer's prices, worked out once
+/// however many offers share the simulation (see [`simulate_shared`]).
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Summary {
+    /// Wall-clock hours at the chart's quantiles ([`CDF_QUANTILES`]), locating the trial at
+    /// the 90th percentile.
+    pub wall: OrderStats,
+    /// Billed hours per trial (the offer's and the fallback's) at 0.5, 0.9 and 0.99.
+    pub billed: OrderStats,
+    /// The trial at the 90th percentile of wall-clock time.
+    pub p90_trial: Option<usize>,
+    /// Mean hours billed on the offer.
+    pub running_mean: f64,
+    /// Mean wall-clock hours.
+    pub wall_mean: f64,
+    /// Mean hours billed on the fallback.
+    pub fallback_mean: f64,
+    /// Preemptions summed over the trials.
+    pub preemptions: f64,
 }
 
 impl Simulation {
@@ -557,9 +669,42 @@ impl Simulation {
             running_hours: Vec::with_capacity(trials),
             fallback_hours: Vec::with_capacity(trials),
             interruptions: Vec::with_capacity(trials),
-            switched: 0,
-            unfinished: 0,
+            ..Simulation::default()
         }
+    }
+
+    /// The trials of a job that never finishes: one trial at the practical horizon.
+    pub fn never() -> Simulation {
+        Simulation {
+            wall_hours: vec![NEVER_HOURS],
+            running_hours: vec![NEVER_HOURS],
+            fallback_hours: vec![0.0],
+            interruptions: vec![0],
+            unfinished: 1,
+            ..Simulation::default()
+        }
+    }
+
+    /// Its summary, worked out the first time it is asked for (the trials must all be in).
+    pub fn summary(&self) -> &Summary {
+        self.summary.get_or_init(|| {
+            let wall = self.wall_stats(&CDF_QUANTILES, &[0.9]);
+            let billed: Vec<f64> = self
+                .running_hours
+                .iter()
+                .zip(&self.fallback_hours)
+                .map(|(a, b)| a + b)
+                .collect();
+            Summary {
+                p90_trial: self.index_in(&wall, 0.9),
+                wall,
+                billed: OrderStats::quantiles(&billed, &[0.5, 0.9, 0.99], &[]),
+                running_mean: Simulation::mean(&self.running_hours),
+                wall_mean: Simulation::mean(&self.wall_hours),
+                fallback_mean: Simulation::mean(&self.fallback_hours),
+                preemptions: self.interruptions.iter().map(|&k| f64::from(k)).sum(),
+            }
+        })
     }
 
     /// Adds one job's outcome, scaled by `scale` (runs represented per run simulated).
@@ -654,6 +799,15 @@ impl Simulation {
         self.wall_hours.iter().filter(|&&w| w > hours).count() as f64 / self.wall_hours.len() as f64
     }
 
+    /// Bytes its trial series take.
+    fn bytes(&self) -> usize {
+        (self.wall_hours.capacity()
+            + self.running_hours.capacity()
+            + self.fallback_hours.capacity())
+            * size_of::<f64>()
+            + self.interruptions.capacity() * size_of::<u32>()
+    }
+
     /// Mean of a per-trial series.
     pub fn mean(values: &[f64]) -> f64 {
         if values.is_empty() {
@@ -692,7 +846,7 @@ pub struct Walked {
     /// The fallback they moved to.
     pub fallback: FallbackPlan,
     /// Each rule's simulation.
-    pub sims: Vec<(Rule, Simulation)>,
+    pub sims: Vec<(Rule, Arc<Simulation>)>,
 }
 
 /// Simulates the task on one offer with no policy; `label` separates this offer's draws.
@@ -702,7 +856,8 @@ pub fn simulate(inputs: &TimeInputs, draws: &Draws, seed: u64, label: &str) -> S
 
 /// Simulates the task on one offer under a policy `rule` that may move it to `fallback`.
 ///
-/// Each trial has a stream of its own (from the seed, the label and the trial number), so the
+/// Each trial has a stream of its own (from the seed, the label and the trial number: a plan
+/// uses [`OFFER_STREAMS`] for every offer, a replay the trace's name), so the
 /// policies of one offer meet the same preemptions until they part ways. More runs than
 /// [`MAX_SIMULATED_RUNS`] are represented by scaling the simulated ones (the deadline scaled
 /// down to match).
@@ -781,6 +936,49 @@ pub(crate) fn simulate_rules_expecting(
             (false, _) => moved.next().unwrap_or_default(),
         })
         .collect()
+}
+
+/// The label of every offer's trial streams in a plan: offers meet the same luck (common random
+/// numbers), so offers with the same figures get the same trials and are simulated once.
+pub const OFFER_STREAMS: &str = "gpufare/offer";
+
+/// [`simulate_rules_expecting`] under the label [`OFFER_STREAMS`], reusing what `draws` already
+/// simulated for the same inputs, rules and fallback (the same trials, bit for bit, so a plan's
+/// figures never depend on which offer came first or on how the offers were split between
+/// threads or workers). What is reused is shared, not copied.
+pub(crate) fn simulate_shared(
+    inputs: &TimeInputs,
+    expected: Option<&Expectation>,
+    draws: &Draws,
+    seed: u64,
+    rules: &[Rule],
+    fallback: Option<&FallbackPlan>,
+) -> Vec<Arc<Simulation>> {
+    let key = walk_key(inputs, Stream::key(seed, OFFER_STREAMS), rules, fallback);
+    if let Some(hit) = draws
+        .walks
+        .lock()
+        .ok()
+        .and_then(|w| w.entries.get(&key).cloned())
+    {
+        return hit;
+    }
+    let sims: Vec<Arc<Simulation>> = simulate_rules_expecting(
+        inputs,
+        expected,
+        draws,
+        seed,
+        OFFER_STREAMS,
+        rules,
+        fallback,
+    )
+    .into_iter()
+    .map(Arc::new)
+    .collect();
+    if let Ok(mut walks) = draws.walks.lock() {
+        walks.keep(key, &sims);
+    }
+    sims
 }
 
 /// Staying on the offer without walking the trials: never interrupted (queue and work), or

@@ -140,11 +140,12 @@ pub fn plan_service(
             return Some(out);
         }
     };
+    let by_id = catalog.by_id();
     let feasible: Vec<&Offer> = plan
         .options
         .iter()
         .filter(|o| o.feasible)
-        .filter_map(|o| catalog.offers.iter().find(|x| x.id == o.offer_id))
+        .filter_map(|o| by_id.get(o.offer_id.as_str()).copied())
         .collect();
     let rate = plan.settings.cny_per_usd;
     let to_plan = |m: &Money| {
