@@ -630,6 +630,80 @@ service_scenario("a 70B model in FP8 across two L40S over PCIe", "no NVLink: 2 G
                  {**serve("llama-3.1-70b", STEADY, weights="fp8", gpus_per_replica=2), "gpus": 2, "vram_gib": 40},
                  [payg("l40sx2", 14, gpu="L40S", gpu_count=2, vram_gib=48)])
 
+# 29: the Monte Carlo itself, re-derived: the plan's sampler written out again from its description
+# (core/README.md, "Common random numbers"; numbers::rng): PCG-64 MCG streams seeded through
+# rand_core's PCG-32 seed expansion, one stream per trial number under the label "gpufare/offer",
+# uniforms from the top 53 bits, exponentials as -ln(u). A checkpointed job on a card without
+# neighbours (no slowdown spread) and without a queue reads no other draw, so its P50, P90 and
+# deadline miss follow from these streams and the job's rules alone.
+M64, M128 = (1 << 64) - 1, (1 << 128) - 1
+
+def fnv1a(text):
+    h = 0xcbf29ce484222325
+    for b in text.encode():
+        h = ((h ^ b) * 0x100000001b3) & M64
+    return h
+
+class Mcg:
+    """PCG-64 MCG (XSL-RR output), seeded from a u64 as rand_core's seed_from_u64 does."""
+    MULT = 0x2360ED051FC65DA44385DF649FCCF645
+
+    def __init__(self, seed):
+        raw = b""
+        for _ in range(4):
+            seed = (seed * 6364136223846793005 + 11634580027462260723) & M64
+            x = ((((seed >> 18) ^ seed) >> 27) & 0xFFFFFFFF)
+            r = seed >> 59
+            raw += (((x >> r) | (x << ((32 - r) & 31))) & 0xFFFFFFFF).to_bytes(4, "little")
+        self.state = int.from_bytes(raw, "little") | 1
+
+    def next_u64(self):
+        self.state = (self.state * self.MULT) & M128
+        r = self.state >> 122
+        x = ((self.state >> 64) ^ self.state) & M64
+        return ((x >> r) | (x << ((64 - r) & 63))) & M64
+
+    def exponential(self):
+        return -math.log(((self.next_u64() >> 11) + 1) * 2.0 ** -53)
+
+def trial_stream(seed, label, trial):
+    z = (trial + 0x9E3779B97F4A7C15) & M64
+    z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & M64
+    z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & M64
+    z ^= z >> 31
+    return Mcg((seed ^ fnv1a(label)) ^ z)
+
+def mc_trial(seed, trial, work, rate, gap_mean, interval, restart):
+    """One trial of one run staying on the offer: wall-clock hours and preemptions."""
+    rng = trial_stream(seed, "gpufare/offer", trial)
+    rng.exponential()  # the fallback's queue wait: drawn first in every trial
+    wall, saved, restart_left, preempted = 0.0, 0.0, 0.0, 0
+    while True:
+        window = rng.exponential() / rate
+        need = restart_left + (work - saved)
+        if window >= need:
+            return wall + need, preempted
+        wall += window
+        preempted += 1
+        if window > restart_left:
+            saved = max(saved, math.floor((saved + window - restart_left) / interval) * interval)
+        restart_left = restart
+        wall += gap_mean * rng.exponential()
+
+def nearest_rank(sorted_xs, q):
+    return sorted_xs[max(1, math.ceil(q * len(sorted_xs))) - 1]
+
+
+MC = [mc_trial(7, t, 10.0, 0.5, 2.0, 1.0, 0.1) for t in range(2000)]
+MC_WALL = sorted(w for w, _ in MC)
+scenario("the Monte Carlo's P50, P90 and deadline miss, from the sampler written out again",
+         "2000 trials of 10 h at 0.5 preemptions/h, hourly checkpoints, 0.1 h restarts, 2 h gaps; deadline 30 h",
+         {**ckpt, "deadline_hours": 30, "spot_policy": {"kind": "spot_only"}},
+         [spot("a", 2, interruption_per_hour=0.5, capacity_gap_hours=2)],
+         {"options": {"a": {"hours_p50": round(nearest_rank(MC_WALL, 0.5), 4),
+                            "hours_p90": round(nearest_rank(MC_WALL, 0.9), 4),
+                            "deadline_miss_probability": round(sum(w > 30 for w in MC_WALL) / 2000, 4)}}})
+
 for s in S:
     s["offers"] = [{**OFFER, **o} for o in s["offers"]]
 out = {"format_version": 1,
