@@ -51,9 +51,16 @@ pub struct Options {
     pub quick: bool,
     /// Replace README.md's performance section with the table.
     pub write_readme: bool,
-    /// Only the growing catalogs (`--only scale`): the release CLI's time and memory, printed
-    /// without the rest of the table.
-    pub only_scale: bool,
+    /// Only one part (`--only scale`: the release CLI on growing catalogs; `--only
+    /// first-answer`: the first answer against the plan), printed without the rest of the table.
+    pub only: Option<Part>,
+}
+
+/// A part of the benchmarks that `--only` runs alone.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Part {
+    Scale,
+    FirstAnswer,
 }
 
 impl Options {
@@ -62,7 +69,7 @@ impl Options {
         let mut options = Options {
             quick: false,
             write_readme: false,
-            only_scale: false,
+            only: None,
         };
         let mut args = args.iter();
         while let Some(arg) = args.next() {
@@ -70,16 +77,17 @@ impl Options {
                 "--quick" => options.quick = true,
                 "--write-readme" => options.write_readme = true,
                 "--only" => match args.next().map(String::as_str) {
-                    Some("scale") => options.only_scale = true,
-                    other => bail!("bench: --only takes `scale`, not {other:?}"),
+                    Some("scale") => options.only = Some(Part::Scale),
+                    Some("first-answer") => options.only = Some(Part::FirstAnswer),
+                    other => bail!("bench: --only takes `scale` or `first-answer`, not {other:?}"),
                 },
                 other => {
-                    bail!("bench: unknown option {other:?} (--quick, --write-readme, --only scale)")
+                    bail!("bench: unknown option {other:?} (--quick, --write-readme, --only PART)")
                 }
             }
         }
         ensure!(
-            !(options.only_scale && options.write_readme),
+            !(options.only.is_some() && options.write_readme),
             "bench: --write-readme needs every figure, so not with --only"
         );
         Ok(options)
@@ -153,14 +161,25 @@ pub fn run(root: &Path, options: &Options) -> Result<()> {
         prereq::npm_packages(&root.join("tests/e2e"))?;
     }
 
-    if options.only_scale {
-        run_cmd(cargo().args(["build", "--release", "--package", "gpufare-probe"]))?;
-        let cli = target_dir(root).join("release/gpufare");
-        let catalogs = write_scale_catalogs(&work.join("scale"))?;
-        let scale = run_scale(root, &cli, &catalogs, options.quick)?;
-        let cores = std::thread::available_parallelism().map_or(1, usize::from);
-        println!("{}", scale_table(&scale, cores)?);
-        return Ok(());
+    match options.only {
+        Some(Part::Scale) => {
+            run_cmd(cargo().args(["build", "--release", "--package", "gpufare-probe"]))?;
+            let cli = target_dir(root).join("release/gpufare");
+            let catalogs = write_scale_catalogs(&work.join("scale"))?;
+            let scale = run_scale(root, &cli, &catalogs, options.quick)?;
+            let cores = std::thread::available_parallelism().map_or(1, usize::from);
+            println!("{}", scale_table(&scale, cores)?);
+            return Ok(());
+        }
+        Some(Part::FirstAnswer) => {
+            build_first_answer()?;
+            println!(
+                "{}",
+                first_answer_table(&run_first_answer(root, options.quick)?)?
+            );
+            return Ok(());
+        }
+        None => {}
     }
     // Everything is built before anything is timed, so no compiler shares the cores with a run.
     eprintln!("==> bench: building");
@@ -173,6 +192,7 @@ pub fn run(root: &Path, options: &Options) -> Result<()> {
     for parallel in [false, true] {
         run_cmd(criterion(parallel, &work).arg("--no-run"))?;
     }
+    build_first_answer()?;
     let catalogs = write_scale_catalogs(&work.join("scale"))?;
 
     let load_before = load_average();
@@ -186,6 +206,8 @@ pub fn run(root: &Path, options: &Options) -> Result<()> {
     let site = run_site(root, &site_dir, options.quick)?;
     eprintln!("==> bench: the release CLI on growing catalogs");
     let scale = run_scale(root, &cli, &catalogs, options.quick)?;
+    eprintln!("==> bench: the first answer against the plan");
+    let first_answer = run_first_answer(root, options.quick)?;
     let load_after = load_average();
 
     let machine = Machine {
@@ -214,6 +236,7 @@ pub fn run(root: &Path, options: &Options) -> Result<()> {
         &wasm,
         &site,
         &scale,
+        &first_answer,
         options.quick,
     )?;
 
@@ -230,6 +253,7 @@ pub fn run(root: &Path, options: &Options) -> Result<()> {
         "native_parallel": figures_json(&parallel),
         "wasm": wasm,
         "site": site,
+        "first_answer": first_answer,
         "scale": scale.iter().map(|r| json!({
             "shape": r.shape, "offers": r.offers, "wall": r.wall.to_json(),
             "peak_rss_kib": r.peak_rss_kib,
@@ -616,6 +640,7 @@ fn markdown(
     wasm: &Value,
     site: &Value,
     scale: &[ScaleRow],
+    first_answer: &Value,
     quick: bool,
 ) -> Result<String> {
     let mut t = String::new();
@@ -715,7 +740,76 @@ fn markdown(
         firsts.len()
     )?;
     writeln!(t)?;
+    t.push_str(&first_answer_table(first_answer)?);
+    writeln!(t)?;
     t.push_str(&scale_table(scale, machine.cores)?);
+    Ok(t)
+}
+
+/// Builds `core/examples/first_answer` for [`run_first_answer`].
+fn build_first_answer() -> Result<()> {
+    run_cmd(cargo().args([
+        "build",
+        "--release",
+        "--package",
+        "gpufare-core",
+        "--example",
+        "first_answer",
+    ]))
+}
+
+/// Runs `core/examples/first_answer` (built by [`build_first_answer`]): 400 varied plans, 100 with `quick`; its
+/// last line is JSON.
+fn run_first_answer(root: &Path, quick: bool) -> Result<Value> {
+    let exe = target_dir(root).join("release/examples/first_answer");
+    let plans = if quick { "100" } else { "400" };
+    let out = output(Command::new(&exe).arg(plans))?;
+    let last = out.lines().last().context("first_answer printed nothing")?;
+    serde_json::from_str(last).context("first_answer's last line is not JSON")
+}
+
+/// How often a quick first answer differs from the plan, and what it costs, as Markdown.
+fn first_answer_table(first: &Value) -> Result<String> {
+    let mut t = String::new();
+    let refined = first
+        .get("refined_trials")
+        .and_then(Value::as_u64)
+        .context("first_answer: no refined_trials")?;
+    let rows = first
+        .get("candidates")
+        .and_then(Value::as_array)
+        .context("first_answer: no candidates")?;
+    let plans = rows
+        .first()
+        .and_then(|r| r.get("plans"))
+        .and_then(Value::as_u64)
+        .unwrap_or(0);
+    writeln!(
+        t,
+        "| first answer, against the plan at {} trials ({} varied plans, `core/examples/first_answer.rs`) | recommended offer differs | kind of capacity differs | first five offers differ | median time, native, one thread |",
+        thousands(refined),
+        thousands(plans)
+    )?;
+    writeln!(t, "|---|---:|---:|---:|---:|")?;
+    for row in rows {
+        let count = |k: &str| row.get(k).and_then(Value::as_u64).unwrap_or(0);
+        let n = count("plans").max(1) as f64;
+        let share = |k: &str| format!("{} ({:.1} %)", count(k), 100.0 * count(k) as f64 / n);
+        let trials = count("trials");
+        let what = if trials <= 1 {
+            "closed forms only (1 trial)".to_owned()
+        } else {
+            format!("{} trials", thousands(trials))
+        };
+        writeln!(
+            t,
+            "| {what} | {} | {} | {} | {} |",
+            share("offer_differs"),
+            share("choice_differs"),
+            share("top5_differs"),
+            ms(row.get("median_ms").and_then(Value::as_f64).unwrap_or(0.0))
+        )?;
+    }
     Ok(t)
 }
 

@@ -38,12 +38,13 @@ commands:
                                SECONDS, the fixed-seed pass of 100,000 inputs the tests run
   layers                       check that core, the CLI and the site import only downward, with no circles
   schemas                      regenerate the JSON Schemas in public/schema/ and examples/ from core
-  bench [--quick] [--write-readme] [--only scale]
+  bench [--quick] [--write-readme] [--only scale|first-answer]
                                run every speed benchmark (native, wasm in Node and Chromium, the
                                site's recompute, catalogs of 100 to 10,000 offers) and print one
                                table; --quick takes fewer samples, --write-readme puts the table
-                               in README.md's performance section, --only scale times only the
-                               catalogs";
+                               in README.md's performance section, --only PART runs one part
+                               (scale: the growing catalogs; first-answer: the first answer
+                               against the plan)";
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
