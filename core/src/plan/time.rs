@@ -709,6 +709,8 @@ impl Simulation {
 
     /// Adds one job's outcome, scaled by `scale` (runs represented per run simulated).
     pub fn push(&mut self, o: &crate::plan::job::Outcome, scale: f64) {
+        // A summary worked out before this trial no longer holds.
+        self.summary.take();
         self.wall_hours.push(o.wall * scale);
         self.running_hours.push(o.billed * scale);
         self.fallback_hours.push(o.fallback * scale);
