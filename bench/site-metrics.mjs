@@ -2,7 +2,9 @@
 // render (navigation start -> the first frame painted with the recommendation), and for an edit both
 // the time the main thread holds the page (the input event -> the next frame painted) and the
 // latency of the recompute (the input event -> the frame painted with the updated recommendation,
-// which the page computes in a Web Worker), median and P95 of several edits.
+// which the page computes in a Web Worker), median and P95 of several edits, and the first answer
+// (the input event -> the frame painted with the provisional recommendation of the closed forms,
+// from the quick worker; counted only for edits where it came before the full plan).
 // Usage: node bench/site-metrics.mjs [--link MBIT,RTT_MS] [--rounds N] [--json] http://127.0.0.1:8080/ dist/
 //   (after `cargo xtask serve`). --rounds: page loads, 5 edits each (default 9); --json: a last line
 //   with the figures as one JSON object, which `cargo xtask bench` reads.
@@ -62,6 +64,7 @@ const browser = await chromium.launch({
 const firsts = [];
 const edits = [];
 const frames = [];
+const firsts_shown = [];
 for (let round = 0; round < rounds; round++) {
   const page = await browser.newPage();
   if (link) {
@@ -95,14 +98,19 @@ for (let round = 0; round < rounds; round++) {
     // Each time is stamped after a paint (a task queued from a requestAnimationFrame). The
     // recommendation counts as updated when the page marks its plan current again (`data-plan`);
     // a build without the worker has no mark and counts the first change under #decision.
-    const [frame, recompute] = await page.evaluate((hours) => new Promise((resolve) => {
+    const [frame, recompute, provisional] = await page.evaluate((hours) => new Promise((resolve) => {
       const app = document.querySelector('#app');
       const input = document.querySelector('#work-hours');
       const painted = (then) => requestAnimationFrame(() => setTimeout(() => then(performance.now() - start), 0));
       let frame = null;
       let done = null;
-      const finish = () => { if (frame !== null && done !== null) resolve([frame, done]); };
+      let first = null;
+      const finish = () => { if (frame !== null && done !== null) resolve([frame, done, first]); };
       const observer = new MutationObserver(() => {
+        if (first === null && document.querySelector('#first-answer')) {
+          first = -1;
+          painted((ms) => { first = ms; });
+        }
         const marked = app.dataset.plan !== undefined;
         if (marked && app.dataset.plan !== 'current') return;
         observer.disconnect();
@@ -116,6 +124,7 @@ for (let round = 0; round < rounds; round++) {
     }), 7 + round + i * 3);
     frames.push(frame);
     edits.push(recompute);
+    if (provisional !== null && provisional >= 0) firsts_shown.push(provisional);
   }
   await page.close();
 }
@@ -125,12 +134,16 @@ const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 const percentile = (xs, p) => [...xs].sort((a, b) => a - b)[Math.max(0, Math.ceil((p / 100) * xs.length) - 1)];
 console.log(`first interactive render${link ? ` over a ${link[0]} Mbit/s link with ${link[1]} ms round trips` : ''}: median ${median(firsts).toFixed(0)} ms (of ${firsts.map((x) => x.toFixed(0)).join(', ')})`);
 console.log(`main thread per edit (input event to the next painted frame): median ${median(frames).toFixed(1)} ms, P95 ${percentile(frames, 95).toFixed(1)} ms, max ${Math.max(...frames).toFixed(1)} ms`);
+console.log(`first answer after an edit (closed forms, provisional): ${firsts_shown.length ? `median ${median(firsts_shown).toFixed(1)} ms, P95 ${percentile(firsts_shown, 95).toFixed(1)} ms, ` : ''}shown before the full plan in ${firsts_shown.length} of ${edits.length} edits`);
 console.log(`recompute after an edit: median ${median(edits).toFixed(1)} ms, P95 ${percentile(edits, 95).toFixed(1)} ms, max ${Math.max(...edits).toFixed(1)} ms (${edits.length} edits)`);
 if (json) {
   console.log(JSON.stringify({
     wasm_gzip_kib: gz(wasm) / 1024,
     first_render_ms: { median: median(firsts), samples: firsts },
     recompute_ms: { median: median(edits), p95: percentile(edits, 95), max: Math.max(...edits), samples: edits },
+    first_answer_ms: firsts_shown.length
+      ? { median: median(firsts_shown), p95: percentile(firsts_shown, 95), max: Math.max(...firsts_shown), samples: firsts_shown, edits: edits.length }
+      : { samples: [], edits: edits.length },
     frame_ms: { median: median(frames), p95: percentile(frames, 95), max: Math.max(...frames), samples: frames },
     worker_gzip_kib: worker ? gz(worker) / 1024 : null,
     link,

@@ -1,7 +1,9 @@
 // gpufare's plan worker: runs the Monte Carlo off the page's main thread, so typing never waits
 // for it. The page posts { id, scenario, cores } (the scenario as JSON, the cores it sees) and
 // gets { id, plan } back: the plan as JSON, or null when the scenario cannot be planned (the page
-// then shows why itself).
+// then shows why itself). Started under the name FIRST, it answers { id, scenario } with
+// { id, first }: the headline of the plan priced with the closed forms alone (a millisecond or
+// two), which the page shows, marked provisional, until the full plan arrives.
 // If the module cannot be loaded the answer says `failed`, and the page plans by itself from then
 // on. Messages are answered one at a time, in order; those that arrive while the module loads
 // wait for it.
@@ -10,9 +12,10 @@
 // SHARE) and splits every plan into shares of the offers: each helper prices one, this worker
 // prices the first and puts the plan together, which is the same plan, to the bit, as priced in
 // one piece. A helper that cannot start or fails is given up and its share priced here.
-import init, { plan, price_share, plan_from_shares } from './gpufare_plan.js';
+import init, { plan, price_share, plan_from_shares, first_answer } from './gpufare_plan.js';
 
 const SHARE = 'gpufare-plan-share';
+const FIRST = 'gpufare-plan-first';
 // Shares at most: the default catalog's interruptible offers, where the time goes, are a score,
 // and every share repeats the plan's set-up and holds its own copy of the module.
 const MAX_SHARES = 4;
@@ -47,7 +50,9 @@ function serve(field, work) {
   };
 }
 
-if (self.name === SHARE) {
+if (self.name === FIRST) {
+  serve('first', ({ scenario }) => first_answer(scenario));
+} else if (self.name === SHARE) {
   // A helper: { id, scenario, index, count } in, { id, share } out (null: not priced).
   serve('share', ({ scenario, index, count }) => price_share(scenario, index, count));
 } else {

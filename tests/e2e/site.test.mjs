@@ -495,6 +495,53 @@ test('edits are planned in a Web Worker; a burst of them ends with the plan of t
   assert.equal(await fresh.inputValue('#work-hours'), '37');
 });
 
+test('after an edit a first answer from the closed forms comes first, marked provisional, and the full plan replaces it', async (t) => {
+  for (const [locale, badge] of [['en-US', 'First answer, provisional'], ['zh-CN', '初步结果（暂定）']]) {
+    const page = await openSite(t, { locale });
+    const set = (id, value) => page.evaluate(([i, v]) => {
+      const input = document.querySelector(`#${i}`);
+      input.value = String(v);
+      input.dispatchEvent(new Event('input', { bubbles: true }));
+    }, [id, value]);
+    // The quick worker starts once the plan worker has answered its warm-up: after one edit
+    // planned by the worker, both are up. 10,000 trials make the full plan slow enough here
+    // for the first answer to be seen before it.
+    await set('trials', 10000);
+    await page.waitForFunction(() => JSON.parse(localStorage.getItem('gpufare.scenario')).settings.trials === 10000);
+    await settled(page);
+    assert.equal(await page.locator('#app').getAttribute('data-planner'), 'worker');
+    await page.evaluate(() => {
+      window.firstSeen = [];
+      new MutationObserver(() => {
+        const f = document.querySelector('#first-answer');
+        if (!f) return;
+        window.firstSeen.push({
+          choice: f.dataset.choice,
+          trials: f.dataset.trials,
+          provisional: f.dataset.provisional,
+          offer: document.querySelector('#first-recommended')?.dataset.offer ?? null,
+          plan: document.querySelector('#app').dataset.plan,
+          rows: f.querySelectorAll('li').length,
+          text: f.textContent,
+        });
+      }).observe(document.querySelector('#app'), { subtree: true, childList: true, attributes: true });
+    });
+    await typeHours(page, 41);
+    await page.waitForFunction(() => window.firstSeen.length > 0);
+    await settled(page);
+    const [first] = await page.evaluate(() => window.firstSeen);
+    assert.equal(first.provisional, 'true');
+    assert.equal(first.trials, '1', 'priced with the closed forms alone');
+    assert.equal(first.plan, 'pending', 'shown while the full plan is on its way');
+    assert.ok(first.rows >= 1 && first.rows <= 5, `ranked rows: ${first.rows}`);
+    assert.ok(first.text.includes(badge), `${locale}: ${first.text}`);
+    assert.ok(first.offer, 'a recommended offer');
+    // The full plan replaced it, and names the same kind of capacity here.
+    assert.equal(await page.locator('#first-answer').count(), 0);
+    assert.equal(first.choice, await page.locator('#decision').getAttribute('data-choice'));
+  }
+});
+
 test('with more than two cores the worker splits each plan with helpers; a helper that cannot start leaves its share to the worker', async (t) => {
   const { context, page, errors } = await bareSite(t);
   // The page sees four cores (whatever this machine has), so the worker starts two helpers.
@@ -513,7 +560,9 @@ test('with more than two cores the worker splits each plan with helpers; a helpe
     assert.equal(await page.locator('#app').getAttribute('data-planner'), 'worker');
   };
   await hours(23);
-  assert.equal(fetched, 3, 'the worker and two helpers fetched the module');
+  // The quick worker starts once the plan worker has answered its warm-up, after the helpers.
+  for (let i = 0; fetched < 4 && i < 100; i++) await page.waitForTimeout(50);
+  assert.equal(fetched, 4, 'the worker, two helpers and the quick worker fetched the module');
   const shown = await shownPlan(page);
   // Later edits are split with the helper left; back to 23 hours, the same figures.
   await hours(9);

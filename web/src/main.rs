@@ -151,7 +151,7 @@ fn App() -> impl IntoView {
             <div class="results-column" aria-busy=move || planned.pending.get().to_string()>
                 <export_view::ExportBar lang=lang scenario=scenario plan=planned />
                 <diff_view::BudgetDiffView lang=lang scenario=scenario plan=planned />
-                <results::Results lang=lang scenario=scenario plan=plan pick=pick details=details>
+                <results::Results lang=lang scenario=scenario plan=plan pick=pick details=details first=planned.first>
                     <risk_view::RiskPanel lang=lang plan=plan pick=pick />
                     <details_view::DetailsPanel lang=lang scenario=scenario plan=plan pick=details />
                 </results::Results>

@@ -7,12 +7,17 @@
 //! only the newest scenario is sent next, and an answer for a scenario that has since changed is
 //! dropped. When the worker cannot start or fails, or cannot plan a scenario (an invalid one: the
 //! page then says why in the user's language), the page plans on the main thread, as before.
+//!
+//! A second, quick worker (the same script under another name) gets every scenario too and
+//! answers within milliseconds with the headline of the plan priced by the closed forms alone;
+//! the page shows it, marked provisional, above the previous plan until the full plan arrives.
 
 use std::cell::RefCell;
 use std::rc::Rc;
 
 use gpufare_core::export::budget::{Budget, budget};
 use gpufare_core::offers::default::default_catalog;
+use gpufare_core::plan::headline::Headline;
 use gpufare_core::plan::{PlanError, PlanResult};
 use gpufare_core::scenario::document::Scenario;
 use leptos::prelude::*;
@@ -50,6 +55,9 @@ pub struct Plan {
     pub pending: ReadSignal<bool>,
     /// Where `result` was computed.
     pub engine: ReadSignal<Engine>,
+    /// While `pending`: the newest scenario's first answer, once the quick worker has priced it
+    /// with the closed forms alone (shown marked provisional); `None` otherwise.
+    pub first: ReadSignal<Option<Headline>>,
     scenario: RwSignal<Scenario>,
 }
 
@@ -143,23 +151,32 @@ pub fn planner(scenario: RwSignal<Scenario>) -> Plan {
     let result = RwSignal::new(scenario.with_untracked(plan_here));
     let pending = RwSignal::new(false);
     let engine = RwSignal::new(Engine::Page);
-    let channel = Rc::new(RefCell::new(Channel {
-        link: Link::NotYet,
-        busy: false,
-        queued: None,
-        newest: 0,
-    }));
+    let first = RwSignal::new(None);
+    let idle = || {
+        Rc::new(RefCell::new(Channel {
+            link: Link::NotYet,
+            busy: false,
+            queued: None,
+            newest: 0,
+        }))
+    };
+    let channel = idle();
+    let quick = idle();
     let signals = Signals {
         scenario,
         result,
         pending,
         engine,
+        first,
     };
 
     // After the first frame has been painted.
-    let later = Rc::clone(&channel);
+    let (later, quick_later) = (Rc::clone(&channel), Rc::clone(&quick));
     request_animation_frame(move || {
-        set_timeout(move || start(&later, signals), std::time::Duration::ZERO);
+        set_timeout(
+            move || start(&later, &quick_later, signals),
+            std::time::Duration::ZERO,
+        );
     });
 
     Effect::new(move |asked: Option<u32>| {
@@ -169,7 +186,11 @@ pub fn planner(scenario: RwSignal<Scenario>) -> Plan {
             return 0;
         };
         let id = asked + 1;
-        start(&channel, signals);
+        start(&channel, &quick, signals);
+        first.set(None);
+        if let Some(json) = &json {
+            quick.borrow_mut().ask(id, json.clone());
+        }
         let sent = json.is_some_and(|json| channel.borrow_mut().ask(id, json));
         if sent {
             pending.set(true);
@@ -184,6 +205,7 @@ pub fn planner(scenario: RwSignal<Scenario>) -> Plan {
         result: result.read_only(),
         pending: pending.read_only(),
         engine: engine.read_only(),
+        first: first.read_only(),
         scenario,
     }
 }
@@ -195,6 +217,7 @@ struct Signals {
     result: RwSignal<Planned>,
     pending: RwSignal<bool>,
     engine: RwSignal<Engine>,
+    first: RwSignal<Option<Headline>>,
 }
 
 impl Signals {
@@ -203,6 +226,7 @@ impl Signals {
         self.result.set(self.scenario.with_untracked(plan_here));
         self.engine.set(Engine::Page);
         self.pending.set(false);
+        self.first.set(None);
     }
 
     /// The worker's answer for scenario `id` arrived (`None`: it could not plan it).
@@ -251,6 +275,7 @@ impl Signals {
                     self.result.set(Ok(plan));
                     self.engine.set(Engine::Worker);
                     self.pending.set(false);
+                    self.first.set(None);
                 }
                 None => self.plan_on_page(),
             }
@@ -266,8 +291,72 @@ impl Signals {
     }
 }
 
-/// Starts the worker, once, if the browser allows one.
-fn start(channel: &Rc<RefCell<Channel>>, signals: Signals) {
+/// The quick worker's name: plan-worker.js then answers with first answers (see there).
+const FIRST: &str = "gpufare-plan-first";
+
+/// Starts the quick worker, once, if the browser allows one: it prices each scenario with the
+/// closed forms alone, and its answer is shown while the full plan (`channel`) is still pending
+/// for that same scenario. Without it the page just waits for the full plan. Started when the
+/// full worker has answered its warm-up, so that it does not compete with that worker's start
+/// (and its helpers', which fetch the module first).
+fn start_quick(quick: &Rc<RefCell<Channel>>, channel: &Rc<RefCell<Channel>>, signals: Signals) {
+    if !matches!(quick.borrow().link, Link::NotYet) {
+        return;
+    }
+    let options = web_sys::WorkerOptions::new();
+    options.set_type(web_sys::WorkerType::Module);
+    options.set_name(FIRST);
+    let Ok(worker) = web_sys::Worker::new_with_options("plan-worker.js", &options) else {
+        quick.borrow_mut().link = Link::Gone;
+        return;
+    };
+    let answers = Rc::clone(quick);
+    let full = Rc::clone(channel);
+    let on_message =
+        Closure::<dyn FnMut(web_sys::MessageEvent)>::new(move |event: web_sys::MessageEvent| {
+            let data = event.data();
+            let field = |name: &str| js_sys::Reflect::get(&data, &name.into()).ok();
+            let mut q = answers.borrow_mut();
+            if field("failed").is_some_and(|v| v.is_truthy()) {
+                q.stop();
+                return;
+            }
+            q.busy = false;
+            if let Some((next, json)) = q.queued.take() {
+                q.send(next, &json);
+            }
+            drop(q);
+            let id = field("id").and_then(|v| v.as_f64()).unwrap_or(-1.0);
+            // Only the newest scenario's, and only while its full plan is still on its way.
+            if id != f64::from(full.borrow().newest) || !signals.pending.get_untracked() {
+                return;
+            }
+            let headline = field("first")
+                .and_then(|v| v.as_string())
+                .and_then(|text| serde_json::from_str::<Headline>(&text).ok());
+            if let Some(headline) = headline {
+                signals.first.set(Some(headline));
+            }
+        });
+    worker.set_onmessage(Some(on_message.as_ref().unchecked_ref()));
+    on_message.forget();
+    let broken = Rc::clone(quick);
+    let on_error = Closure::<dyn FnMut(JsValue)>::new(move |_: JsValue| broken.borrow_mut().stop());
+    worker.set_onerror(Some(on_error.as_ref().unchecked_ref()));
+    on_error.forget();
+    let mut q = quick.borrow_mut();
+    q.link = Link::Up(worker);
+    // Compiled and warmed up before the first edit, as the full worker is.
+    if let Some(json) = signals
+        .scenario
+        .with_untracked(|s| serde_json::to_string(s).ok())
+    {
+        q.send(WARM_UP, &json);
+    }
+}
+
+/// Starts the worker, once, if the browser allows one; its warm-up answer starts the quick one.
+fn start(channel: &Rc<RefCell<Channel>>, quick: &Rc<RefCell<Channel>>, signals: Signals) {
     if !matches!(channel.borrow().link, Link::NotYet) {
         return;
     }
@@ -278,6 +367,7 @@ fn start(channel: &Rc<RefCell<Channel>>, signals: Signals) {
         return;
     };
     let answers = Rc::clone(channel);
+    let quick = Rc::clone(quick);
     let on_message =
         Closure::<dyn FnMut(web_sys::MessageEvent)>::new(move |event: web_sys::MessageEvent| {
             let data = event.data();
@@ -287,6 +377,9 @@ fn start(channel: &Rc<RefCell<Channel>>, signals: Signals) {
                 return;
             }
             let id = field("id").and_then(|v| v.as_f64()).unwrap_or(-1.0);
+            if id == f64::from(WARM_UP) {
+                start_quick(&quick, &answers, signals);
+            }
             signals.answered(&answers, id, field("plan").and_then(|v| v.as_string()));
         });
     worker.set_onmessage(Some(on_message.as_ref().unchecked_ref()));

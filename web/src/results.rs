@@ -4,6 +4,7 @@
 
 use gpufare_core::offers::default::default_catalog;
 use gpufare_core::plan::breakeven::Payoff;
+use gpufare_core::plan::headline::Headline;
 use gpufare_core::plan::option::OptionResult;
 use gpufare_core::plan::reason::Reason;
 use gpufare_core::plan::security::{checklist, required_controls};
@@ -44,6 +45,8 @@ pub fn Results(
     pick: RwSignal<Option<String>>,
     /// The offer whose sharing and queue details are shown.
     details: RwSignal<Option<String>>,
+    /// The newest scenario's first answer while its full plan is on its way.
+    first: ReadSignal<Option<Headline>>,
     /// The panels between the ranking and the rest (the page passes the risk and details
     /// panels), outside the blocks rebuilt on every recompute so that they stay open while the
     /// task is edited.
@@ -52,6 +55,7 @@ pub fn Results(
     view! {
         <section aria-labelledby="results-heading" class="card wide results" aria-live="polite">
             <h2 id="results-heading">{move || t(lang.get(), Label::Results)}</h2>
+            {move || first.get().map(|h| view! { <FirstAnswer lang=lang.get() headline=h /> })}
             {move || {
                 let lang = lang.get();
                 match plan.get() {
@@ -76,6 +80,54 @@ pub fn Results(
                 })
             }}
         </section>
+    }
+}
+
+/// The first answer, marked provisional: the recommendation and the first ranked offers of the
+/// closed-form plan, shown above the previous plan until the full plan replaces both.
+#[component]
+fn FirstAnswer(lang: Lang, headline: Headline) -> impl IntoView {
+    let recommended = headline.recommended().map(|r| {
+        view! {
+            <p id="first-recommended" data-offer=r.offer_id.clone()>
+                <strong>{t(lang, Label::Recommended)}": "</strong>
+                {model::headline_title(lang, r)}
+                " — "
+                <span class="total">{format::money(lang, &r.total_expected)}</span>
+                {format!(", {}", format::hours(lang, r.hours_expected))}
+            </p>
+        }
+    });
+    let rows = headline
+        .ranking
+        .iter()
+        .map(|r| {
+            view! {
+                <li data-offer=r.offer_id.clone()>
+                    {model::headline_title(lang, r)}
+                    " — "
+                    {format::money(lang, &r.total_expected)}
+                </li>
+            }
+        })
+        .collect_view();
+    view! {
+        <div
+            class="first-answer"
+            id="first-answer"
+            data-provisional="true"
+            data-choice=headline.choice.id()
+            data-trials=headline.trials.to_string()
+        >
+            <p class="choice">
+                <span class="badge warn">{t(lang, Label::FirstAnswer)}</span>
+                " "
+                {model::choice(lang, headline.choice)}
+            </p>
+            {recommended}
+            <ol class="first-ranking">{rows}</ol>
+            <p class="hint">{t(lang, Label::FirstAnswerNote)}</p>
+        </div>
     }
 }
 

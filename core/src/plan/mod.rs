@@ -12,6 +12,7 @@ pub mod context;
 pub mod cost;
 pub mod decision;
 pub mod feasibility;
+pub mod headline;
 pub mod hybrid;
 pub mod job;
 pub mod option;

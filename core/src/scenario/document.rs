@@ -19,6 +19,7 @@ use crate::offers::queue::QueueTrace;
 use crate::offers::trace::{AttachedTrace, Trace, TraceError};
 use crate::offers::validate::{MAX_OFFER_PRICE, MIN_NONZERO_PRICE, validate_offer};
 use crate::plan::context::Context;
+use crate::plan::headline::{FIRST_ANSWER_TRIALS, Headline};
 use crate::plan::settings::{PlanError, PlanSettings};
 use crate::plan::share::{PricedShare, Share, plan_from_shares, price_share};
 use crate::plan::{PlanResult, plan_with_traces};
@@ -365,6 +366,18 @@ impl Scenario {
             &self.traces,
             &self.settings,
         )
+    }
+
+    /// The scenario's first answer: its headline priced with the closed forms alone
+    /// ([`FIRST_ANSWER_TRIALS`]), what the site shows, marked provisional, while the full plan is
+    /// on its way.
+    pub fn first_answer(&self, base: &Catalog) -> Result<Headline, PlanError> {
+        let settings = PlanSettings {
+            trials: FIRST_ANSWER_TRIALS,
+            ..self.settings.clone()
+        };
+        let plan = plan_with_traces(&self.task, &self.catalog(base), &self.traces, &settings)?;
+        Ok(Headline::of(&plan))
     }
 
     /// Prices `share` of the scenario's offers (see [`crate::plan::share`]).

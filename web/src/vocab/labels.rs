@@ -211,6 +211,11 @@ labels! {
     Measured => ("measured", "实测"),
     Assumed => ("assumed", "假设"),
     Recommended => ("Recommended offer", "推荐方案"),
+    FirstAnswer => ("First answer, provisional", "初步结果（暂定）"),
+    FirstAnswerNote => (
+        "From the closed-form expectations alone; the Monte Carlo (P90, ranges, deadline risk, spot policies) is still running and may change the ranking.",
+        "仅依据闭式期望值算出；蒙特卡洛模拟（P90、区间、截止时间风险、抢占式实例策略）仍在计算，排名可能随之变化。"
+    ),
     MissProb => ("Deadline miss probability", "错过截止时间的概率"),
     QuickRent => ("Quick rent check", "快速租金计算"),
     Has => ("offered", "已提供"),

@@ -59,13 +59,40 @@ pub fn offer_title(o: &gpufare_core::offers::offer::Offer, what: &str) -> String
 
 /// An offer as the ranking names it: provider, GPUs, sharing and billing.
 pub fn option_title(lang: Lang, o: &gpufare_core::plan::option::OptionResult) -> String {
-    format!(
-        "{} · {}×{} · {} · {}",
-        o.provider,
+    capacity_title(
+        lang,
+        &o.provider,
         o.gpu_count,
-        o.gpu,
-        tenancy(lang, o.tenancy),
-        billing(lang, o.billing_mode)
+        &o.gpu,
+        o.tenancy,
+        o.billing_mode,
+    )
+}
+
+/// A row of a plan's headline as [`option_title`] names an option.
+pub fn headline_title(lang: Lang, r: &gpufare_core::plan::headline::HeadlineRow) -> String {
+    capacity_title(
+        lang,
+        &r.provider,
+        r.gpu_count,
+        &r.gpu,
+        r.tenancy,
+        r.billing_mode,
+    )
+}
+
+fn capacity_title(
+    lang: Lang,
+    provider: &str,
+    gpu_count: u32,
+    gpu: &str,
+    t: Tenancy,
+    b: BillingMode,
+) -> String {
+    format!(
+        "{provider} · {gpu_count}×{gpu} · {} · {}",
+        tenancy(lang, t),
+        billing(lang, b)
     )
 }
 

@@ -26,6 +26,17 @@ pub fn plan(scenario_json: &str) -> Option<String> {
     serde_json::to_string(&result).ok()
 }
 
+/// The first answer to the scenario in `scenario_json` (the embedded catalog): the headline of
+/// its plan priced with the closed forms alone, as JSON, for the page to show while the full plan
+/// is on its way; `None` when the scenario cannot be read or planned.
+#[wasm_bindgen]
+#[must_use]
+pub fn first_answer(scenario_json: &str) -> Option<String> {
+    let scenario = parse_scenario(scenario_json).ok()?;
+    let headline = scenario.first_answer(default_catalog()).ok()?;
+    serde_json::to_string(&headline).ok()
+}
+
 /// Share `index` of `count` of the plan of the scenario in `scenario_json` (the embedded
 /// catalog), as JSON; `None` when the scenario cannot be read or planned, or the share does not
 /// exist.
@@ -53,9 +64,10 @@ pub fn plan_from_shares(scenario_json: &str, shares_json: &str) -> Option<String
 
 #[cfg(test)]
 mod tests {
-    use super::{plan, plan_from_shares, price_share};
+    use super::{first_answer, plan, plan_from_shares, price_share};
     use gpufare_core::offers::default::default_catalog;
     use gpufare_core::plan::PlanResult;
+    use gpufare_core::plan::headline::Headline;
     use gpufare_core::scenario::document::Scenario;
     use gpufare_core::task::presets::preset;
 
@@ -103,6 +115,27 @@ mod tests {
         assert_eq!(price_share("{", 0, 1), None);
         assert_eq!(plan_from_shares(&text, "{"), None);
         assert_eq!(plan_from_shares(&text, "[]"), None);
+    }
+
+    /// The first answer is the headline of the closed-form plan: one trial, the plan's kind of
+    /// capacity, and each row's expected total as that plan prices it.
+    #[test]
+    fn the_first_answer_is_the_closed_form_headline() {
+        for name in ["qlora_7b", "code_check", "full_finetune_multi_gpu"] {
+            let s = scenario(name);
+            let text = serde_json::to_string(&s).expect("a scenario serialises");
+            let first: Headline =
+                serde_json::from_str(&first_answer(&text).expect("answered")).expect("parses");
+            let mut quick = s.clone();
+            quick.settings.trials = 1;
+            let closed = quick.plan(default_catalog()).expect("plans");
+            assert_eq!(first, Headline::of(&closed), "{name}");
+            assert_eq!(first.trials, 1);
+            let full = s.plan(default_catalog()).expect("plans");
+            assert_eq!(first.choice, full.decision.choice, "{name}");
+            assert!(!first.ranking.is_empty(), "{name}");
+        }
+        assert_eq!(first_answer("{"), None);
     }
 
     /// A scenario that cannot be read, or cannot be planned, gets no answer (and no panic).
