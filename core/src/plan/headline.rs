@@ -12,8 +12,8 @@ use serde::{Deserialize, Serialize};
 use crate::numbers::money::Money;
 use crate::offers::billing::BillingMode;
 use crate::offers::tenancy::Tenancy;
-use crate::plan::decision::Choice;
-use crate::plan::pipeline::PlanResult;
+use crate::plan::decision::{Choice, Decision};
+use crate::plan::option::OptionResult;
 
 /// Trials of a first answer: the closed forms with a single Monte Carlo trial.
 pub const FIRST_ANSWER_TRIALS: u32 = 1;
@@ -57,14 +57,15 @@ pub struct HeadlineRow {
 }
 
 impl Headline {
-    /// The headline of `plan`: its decision and its first [`HEADLINE_ROWS`] feasible offers.
-    pub fn of(plan: &PlanResult) -> Headline {
+    /// The headline of a plan priced with `trials` trials per offer: its decision and its first
+    /// [`HEADLINE_ROWS`] feasible options (`options` ranked). `PlanResult::headline` is this for a
+    /// whole plan.
+    pub fn of(trials: u32, decision: &Decision, options: &[OptionResult]) -> Headline {
         Headline {
-            trials: plan.settings.trials,
-            choice: plan.decision.choice,
-            recommended_offer: plan.decision.recommended_offer.clone(),
-            ranking: plan
-                .options
+            trials,
+            choice: decision.choice,
+            recommended_offer: decision.recommended_offer.clone(),
+            ranking: options
                 .iter()
                 .filter(|o| o.feasible)
                 .take(HEADLINE_ROWS)

@@ -19,6 +19,7 @@ use crate::plan::context::Context;
 use crate::plan::cost::{Time, Work, evaluate_parts, time_inputs, work_on};
 use crate::plan::decision::{Decision, decide};
 use crate::plan::feasibility::{self, Needs};
+use crate::plan::headline::Headline;
 use crate::plan::hybrid::{HybridPlan, hybrid_plan};
 use crate::plan::option::OptionResult;
 use crate::plan::policy::{add_risk, fallback_for, policy_walks};
@@ -78,6 +79,34 @@ pub fn plan_with_traces(
         .map(|(_, o)| o)
         .collect();
     Ok(prepared.finish(options))
+}
+
+/// The headline of the plan [`plan_with_traces`] gives (see [`PlanResult::headline`]), without
+/// what it does not show: the hybrid plan, the break-even sweeps and the assumptions. What the
+/// site's first answer prices (with [`crate::plan::headline::FIRST_ANSWER_TRIALS`]).
+pub fn plan_headline(
+    task: &TaskProfile,
+    catalog: &Catalog,
+    traces: &[AttachedTrace],
+    settings: &PlanSettings,
+) -> Result<Headline, PlanError> {
+    let prepared = Prepared::new(task, catalog, traces, settings)?;
+    let places: Vec<usize> = (0..catalog.offers.len()).collect();
+    let mut options: Vec<OptionResult> = prepared
+        .price(&places)
+        .into_iter()
+        .map(|(_, o)| o)
+        .collect();
+    rank(&mut options);
+    let decision = decide(task, &options);
+    Ok(Headline::of(settings.trials, &decision, &options))
+}
+
+impl PlanResult {
+    /// Its headline: the decision and the first feasible options.
+    pub fn headline(&self) -> Headline {
+        Headline::of(self.settings.trials, &self.decision, &self.options)
+    }
 }
 
 /// One plan checked and set up: what pricing any of its offers shares. [`plan_with_traces`]

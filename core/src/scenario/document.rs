@@ -20,6 +20,7 @@ use crate::offers::trace::{AttachedTrace, Trace, TraceError};
 use crate::offers::validate::{MAX_OFFER_PRICE, MIN_NONZERO_PRICE, validate_offer};
 use crate::plan::context::Context;
 use crate::plan::headline::{FIRST_ANSWER_TRIALS, Headline};
+use crate::plan::pipeline::plan_headline;
 use crate::plan::settings::{PlanError, PlanSettings};
 use crate::plan::share::{PricedShare, Share, plan_from_shares, price_share};
 use crate::plan::{PlanResult, plan_with_traces};
@@ -376,8 +377,7 @@ impl Scenario {
             trials: FIRST_ANSWER_TRIALS,
             ..self.settings.clone()
         };
-        let plan = plan_with_traces(&self.task, &self.catalog(base), &self.traces, &settings)?;
-        Ok(Headline::of(&plan))
+        plan_headline(&self.task, &self.catalog(base), &self.traces, &settings)
     }
 
     /// Prices `share` of the scenario's offers (see [`crate::plan::share`]).

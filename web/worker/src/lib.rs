@@ -129,7 +129,7 @@ mod tests {
             let mut quick = s.clone();
             quick.settings.trials = 1;
             let closed = quick.plan(default_catalog()).expect("plans");
-            assert_eq!(first, Headline::of(&closed), "{name}");
+            assert_eq!(first, closed.headline(), "{name}");
             assert_eq!(first.trials, 1);
             let full = s.plan(default_catalog()).expect("plans");
             assert_eq!(first.choice, full.decision.choice, "{name}");
