@@ -503,9 +503,8 @@ test('after an edit a first answer from the closed forms comes first, marked pro
       input.value = String(v);
       input.dispatchEvent(new Event('input', { bubbles: true }));
     }, [id, value]);
-    // The quick worker starts once the plan worker has answered its warm-up: after one edit
-    // planned by the worker, both are up. 10,000 trials make the full plan slow enough here
-    // for the first answer to be seen before it.
+    // The default catalog's first answer is priced on the page, in the edit's own task. 10,000
+    // trials make the full plan slow enough here for the first answer to be seen before it.
     await set('trials', 10000);
     await page.waitForFunction(() => JSON.parse(localStorage.getItem('gpufare.scenario')).settings.trials === 10000);
     await settled(page);
@@ -518,6 +517,7 @@ test('after an edit a first answer from the closed forms comes first, marked pro
         window.firstSeen.push({
           choice: f.dataset.choice,
           trials: f.dataset.trials,
+          engine: f.dataset.engine,
           provisional: f.dataset.provisional,
           offer: document.querySelector('#first-recommended')?.dataset.offer ?? null,
           plan: document.querySelector('#app').dataset.plan,
@@ -532,6 +532,7 @@ test('after an edit a first answer from the closed forms comes first, marked pro
     const [first] = await page.evaluate(() => window.firstSeen);
     assert.equal(first.provisional, 'true');
     assert.equal(first.trials, '1', 'priced with the closed forms alone');
+    assert.equal(first.engine, 'page', 'priced on the page');
     assert.equal(first.plan, 'pending', 'shown while the full plan is on its way');
     assert.ok(first.rows >= 1 && first.rows <= 5, `ranked rows: ${first.rows}`);
     assert.ok(first.text.includes(badge), `${locale}: ${first.text}`);
@@ -540,6 +541,55 @@ test('after an edit a first answer from the closed forms comes first, marked pro
     assert.equal(await page.locator('#first-answer').count(), 0);
     assert.equal(first.choice, await page.locator('#decision').getAttribute('data-choice'));
   }
+});
+
+test('a catalog too large for the page gets its first answer from the quick worker', async (t) => {
+  const page = await openSite(t);
+  // The default catalog three more times over, under other ids: 456 offers, above the 200 the
+  // page prices itself.
+  const lines = readFileSync(join(here, '../../core/data/catalog.csv'), 'utf8').split('\n').filter((l) => l.trim() && !l.startsWith('#'));
+  const [header, ...rows] = lines;
+  const copies = [1, 2, 3].flatMap((k) => rows.map((r) => r.replace(/^([^,]+),/, `$1-copy${k},`)));
+  await page.setInputFiles('#catalog-file', { name: 'many.csv', mimeType: 'text/csv', buffer: Buffer.from([header, ...copies].join('\n')) });
+  await page.locator('#import-report li').filter({ hasText: 'many.csv' }).waitFor();
+  await settled(page);
+  assert.match(await page.locator('#offers-count').textContent(), /\/ 456 /, 'every copy imported');
+  await page.evaluate(() => {
+    window.firstSeen = [];
+    new MutationObserver(() => {
+      const f = document.querySelector('#first-answer');
+      if (f) window.firstSeen.push({ engine: f.dataset.engine, trials: f.dataset.trials, plan: document.querySelector('#app').dataset.plan });
+    }).observe(document.querySelector('#app'), { subtree: true, childList: true, attributes: true });
+  });
+  // The full plan of 456 offers takes long enough here for the quick worker's answer to come first.
+  await typeHours(page, 43);
+  await page.waitForFunction(() => window.firstSeen.length > 0, null, { timeout: 60_000 });
+  const [first] = await page.evaluate(() => window.firstSeen);
+  assert.deepEqual(first, { engine: 'worker', trials: '1', plan: 'pending' });
+  await settled(page);
+  assert.equal(await page.locator('#first-answer').count(), 0, 'the full plan replaced it');
+});
+
+test('while the plan worker is held back, the page shows its first answer and dims the plan it shows after a moment', async (t) => {
+  const { page, errors } = await bareSite(t);
+  await page.goto(BASE);
+  await page.locator('#recommended').waitFor();
+  // The worker's module is held back: the worker is up but cannot answer yet.
+  let release;
+  const held = new Promise((resolve) => { release = resolve; });
+  await page.route('**/gpufare_plan_bg.wasm', async (route) => { await held; await route.continue(); });
+  await page.waitForTimeout(300);
+  assert.equal(await page.locator('.results-column').getAttribute('data-slow'), 'false');
+  await typeHours(page, 44);
+  await page.locator('#first-answer[data-engine="page"]').waitFor();
+  assert.equal(await page.locator('#app').getAttribute('data-plan'), 'pending');
+  await page.waitForFunction(() => document.querySelector('.results-column').dataset.slow === 'true');
+  assert.equal(await page.locator('.results-column').getAttribute('aria-busy'), 'true');
+  release();
+  await settled(page);
+  assert.equal(await page.locator('.results-column').getAttribute('data-slow'), 'false');
+  assert.equal(await page.locator('#first-answer').count(), 0);
+  assert.deepEqual(errors, []);
 });
 
 test('with more than two cores the worker splits each plan with helpers; a helper that cannot start leaves its share to the worker', async (t) => {
@@ -560,9 +610,8 @@ test('with more than two cores the worker splits each plan with helpers; a helpe
     assert.equal(await page.locator('#app').getAttribute('data-planner'), 'worker');
   };
   await hours(23);
-  // The quick worker starts once the plan worker has answered its warm-up, after the helpers.
-  for (let i = 0; fetched < 4 && i < 100; i++) await page.waitForTimeout(50);
-  assert.equal(fetched, 4, 'the worker, two helpers and the quick worker fetched the module');
+  // The default catalog's first answers are priced on the page: no quick worker.
+  assert.equal(fetched, 3, 'the worker and two helpers fetched the module');
   const shown = await shownPlan(page);
   // Later edits are split with the helper left; back to 23 hours, the same figures.
   await hours(9);

@@ -148,7 +148,11 @@ fn App() -> impl IntoView {
                 <reach_view::ReachForm lang=lang scenario=scenario />
                 <task_form::SettingsForm lang=lang scenario=scenario />
             </div>
-            <div class="results-column" aria-busy=move || planned.pending.get().to_string()>
+            <div
+                class="results-column"
+                aria-busy=move || planned.pending.get().to_string()
+                data-slow=move || planned.slow.get().to_string()
+            >
                 <export_view::ExportBar lang=lang scenario=scenario plan=planned />
                 <diff_view::BudgetDiffView lang=lang scenario=scenario plan=planned />
                 <results::Results lang=lang scenario=scenario plan=plan pick=pick details=details first=planned.first>

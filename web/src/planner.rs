@@ -8,9 +8,13 @@
 //! dropped. When the worker cannot start or fails, or cannot plan a scenario (an invalid one: the
 //! page then says why in the user's language), the page plans on the main thread, as before.
 //!
-//! A second, quick worker (the same script under another name) gets every scenario too and
-//! answers within milliseconds with the headline of the plan priced by the closed forms alone;
-//! the page shows it, marked provisional, above the previous plan until the full plan arrives.
+//! After an edit the page first shows a first answer, marked provisional: the headline of the
+//! scenario priced with the closed forms alone. For catalogs up to [`FIRST_ON_PAGE_MAX_OFFERS`]
+//! offers the page prices it itself, in the same task as the edit, so it is painted in the
+//! keystroke's own frame (the default catalog takes a few milliseconds of wasm); the scenario
+//! goes to the plan worker only once that frame is painted, so the two do not compete for the
+//! cores. Larger catalogs go to a second, quick worker (the same script under another name),
+//! started the first time one is needed. The full plan replaces the first answer when it comes.
 
 use std::cell::RefCell;
 use std::rc::Rc;
@@ -55,11 +59,18 @@ pub struct Plan {
     pub pending: ReadSignal<bool>,
     /// Where `result` was computed.
     pub engine: ReadSignal<Engine>,
-    /// While `pending`: the newest scenario's first answer, once the quick worker has priced it
-    /// with the closed forms alone (shown marked provisional); `None` otherwise.
-    pub first: ReadSignal<Option<Headline>>,
+    /// While `pending`: the newest scenario's first answer, priced with the closed forms alone
+    /// (shown marked provisional), once priced; `None` otherwise.
+    pub first: ReadSignal<Option<FirstAnswer>>,
+    /// `pending` for more than [`SLOW_AFTER`]: the plan shown is then dimmed.
+    pub slow: ReadSignal<bool>,
     scenario: RwSignal<Scenario>,
 }
+
+/// How long a newer plan may be on its way before the one shown is dimmed, so that quick answers
+/// do not flicker. A timer rather than a CSS transition delay: the delayed transition, started on
+/// every keystroke, cost the edit's frame about 4 ms here (`bench/site-metrics.mjs`).
+pub const SLOW_AFTER: std::time::Duration = std::time::Duration::from_millis(250);
 
 impl Plan {
     /// The current scenario's plan, now: the one shown if it is current, otherwise computed on the
@@ -76,6 +87,21 @@ impl Plan {
 fn plan_here(scenario: &Scenario) -> Planned {
     scenario.plan(default_catalog())
 }
+
+/// A first answer and where it was priced (`data-engine` on the page).
+#[derive(Debug, Clone, PartialEq)]
+pub struct FirstAnswer {
+    /// The headline of the closed-form plan.
+    pub headline: Headline,
+    /// The page itself, or the quick worker for a large catalog.
+    pub engine: Engine,
+}
+
+/// Catalogs up to this many offers get their first answer priced on the page, in the edit's own
+/// task: the 114 offers of the default catalog take 2.5-4 ms of the page's wasm on this project's
+/// 2-core machine, so this many stay within a few milliseconds more. Larger ones go to the quick
+/// worker, so that typing never waits for them.
+pub const FIRST_ON_PAGE_MAX_OFFERS: usize = 200;
 
 /// The worker's state.
 enum Link {
@@ -171,34 +197,84 @@ pub fn planner(scenario: RwSignal<Scenario>) -> Plan {
     };
 
     // After the first frame has been painted.
-    let (later, quick_later) = (Rc::clone(&channel), Rc::clone(&quick));
+    let later = Rc::clone(&channel);
     request_animation_frame(move || {
-        set_timeout(
-            move || start(&later, &quick_later, signals),
-            std::time::Duration::ZERO,
-        );
+        set_timeout(move || start(&later, signals), std::time::Duration::ZERO);
     });
 
     Effect::new(move |asked: Option<u32>| {
-        let json = scenario.with(|s| serde_json::to_string(s).ok());
+        scenario.track();
         // The first run is the scenario planned above.
         let Some(asked) = asked else {
             return 0;
         };
         let id = asked + 1;
-        start(&channel, &quick, signals);
-        first.set(None);
-        if let Some(json) = &json {
-            quick.borrow_mut().ask(id, json.clone());
-        }
-        let sent = json.is_some_and(|json| channel.borrow_mut().ask(id, json));
-        if sent {
-            pending.set(true);
-        } else {
-            channel.borrow_mut().stop();
+        start(&channel, signals);
+        if channel.borrow().is_gone() {
             signals.plan_on_page();
+            return id;
         }
+        // From now on an answer for an earlier scenario is out of date.
+        channel.borrow_mut().newest = id;
+        pending.set(true);
+        let json = move || scenario.with_untracked(|s| serde_json::to_string(s).ok());
+        let offers = scenario.with_untracked(|s| s.catalog(default_catalog()).offers.len());
+        if offers <= FIRST_ON_PAGE_MAX_OFFERS {
+            let headline = scenario.with_untracked(|s| s.first_answer(default_catalog()).ok());
+            first.set(headline.map(|headline| FirstAnswer {
+                headline,
+                engine: Engine::Page,
+            }));
+        } else {
+            first.set(None);
+            start_quick(&quick, &channel, signals);
+            if let Some(json) = json() {
+                quick.borrow_mut().ask(id, json);
+            }
+        }
+        // The full plan: sent once the frame with the first answer has been painted (unless a
+        // newer edit came meanwhile, which sends its own), so that serialising the scenario and
+        // the worker's start do not delay that frame.
+        let full = Rc::clone(&channel);
+        request_animation_frame(move || {
+            set_timeout(
+                move || {
+                    if full.borrow().newest != id {
+                        return;
+                    }
+                    let sent = json().is_some_and(|json| full.borrow_mut().ask(id, json));
+                    if !sent {
+                        full.borrow_mut().stop();
+                        signals.plan_on_page();
+                    }
+                },
+                std::time::Duration::ZERO,
+            );
+        });
         id
+    });
+
+    // Each stretch of `pending` gets its own timer; one left over from an earlier stretch does
+    // nothing.
+    let slow = RwSignal::new(false);
+    let stretch = Rc::new(std::cell::Cell::new(0_u32));
+    Effect::new(move |_| {
+        let waiting = pending.get();
+        let this = stretch.get().wrapping_add(1);
+        stretch.set(this);
+        if !waiting {
+            slow.set(false);
+            return;
+        }
+        let stretch = Rc::clone(&stretch);
+        set_timeout(
+            move || {
+                if stretch.get() == this {
+                    slow.set(true);
+                }
+            },
+            SLOW_AFTER,
+        );
     });
 
     Plan {
@@ -206,6 +282,7 @@ pub fn planner(scenario: RwSignal<Scenario>) -> Plan {
         pending: pending.read_only(),
         engine: engine.read_only(),
         first: first.read_only(),
+        slow: slow.read_only(),
         scenario,
     }
 }
@@ -217,7 +294,7 @@ struct Signals {
     result: RwSignal<Planned>,
     pending: RwSignal<bool>,
     engine: RwSignal<Engine>,
-    first: RwSignal<Option<Headline>>,
+    first: RwSignal<Option<FirstAnswer>>,
 }
 
 impl Signals {
@@ -294,11 +371,10 @@ impl Signals {
 /// The quick worker's name: plan-worker.js then answers with first answers (see there).
 const FIRST: &str = "gpufare-plan-first";
 
-/// Starts the quick worker, once, if the browser allows one: it prices each scenario with the
-/// closed forms alone, and its answer is shown while the full plan (`channel`) is still pending
-/// for that same scenario. Without it the page just waits for the full plan. Started when the
-/// full worker has answered its warm-up, so that it does not compete with that worker's start
-/// (and its helpers', which fetch the module first).
+/// Starts the quick worker, once, if the browser allows one: it prices a scenario whose catalog
+/// is too large for the page ([`FIRST_ON_PAGE_MAX_OFFERS`]) with the closed forms alone, and its
+/// answer is shown while the full plan (`channel`) is still pending for that same scenario.
+/// Without it the page just waits for the full plan.
 fn start_quick(quick: &Rc<RefCell<Channel>>, channel: &Rc<RefCell<Channel>>, signals: Signals) {
     if !matches!(quick.borrow().link, Link::NotYet) {
         return;
@@ -335,7 +411,10 @@ fn start_quick(quick: &Rc<RefCell<Channel>>, channel: &Rc<RefCell<Channel>>, sig
                 .and_then(|v| v.as_string())
                 .and_then(|text| serde_json::from_str::<Headline>(&text).ok());
             if let Some(headline) = headline {
-                signals.first.set(Some(headline));
+                signals.first.set(Some(FirstAnswer {
+                    headline,
+                    engine: Engine::Worker,
+                }));
             }
         });
     worker.set_onmessage(Some(on_message.as_ref().unchecked_ref()));
@@ -344,19 +423,11 @@ fn start_quick(quick: &Rc<RefCell<Channel>>, channel: &Rc<RefCell<Channel>>, sig
     let on_error = Closure::<dyn FnMut(JsValue)>::new(move |_: JsValue| broken.borrow_mut().stop());
     worker.set_onerror(Some(on_error.as_ref().unchecked_ref()));
     on_error.forget();
-    let mut q = quick.borrow_mut();
-    q.link = Link::Up(worker);
-    // Compiled and warmed up before the first edit, as the full worker is.
-    if let Some(json) = signals
-        .scenario
-        .with_untracked(|s| serde_json::to_string(s).ok())
-    {
-        q.send(WARM_UP, &json);
-    }
+    quick.borrow_mut().link = Link::Up(worker);
 }
 
-/// Starts the worker, once, if the browser allows one; its warm-up answer starts the quick one.
-fn start(channel: &Rc<RefCell<Channel>>, quick: &Rc<RefCell<Channel>>, signals: Signals) {
+/// Starts the worker, once, if the browser allows one.
+fn start(channel: &Rc<RefCell<Channel>>, signals: Signals) {
     if !matches!(channel.borrow().link, Link::NotYet) {
         return;
     }
@@ -367,7 +438,6 @@ fn start(channel: &Rc<RefCell<Channel>>, quick: &Rc<RefCell<Channel>>, signals: 
         return;
     };
     let answers = Rc::clone(channel);
-    let quick = Rc::clone(quick);
     let on_message =
         Closure::<dyn FnMut(web_sys::MessageEvent)>::new(move |event: web_sys::MessageEvent| {
             let data = event.data();
@@ -377,9 +447,6 @@ fn start(channel: &Rc<RefCell<Channel>>, quick: &Rc<RefCell<Channel>>, signals: 
                 return;
             }
             let id = field("id").and_then(|v| v.as_f64()).unwrap_or(-1.0);
-            if id == f64::from(WARM_UP) {
-                start_quick(&quick, &answers, signals);
-            }
             signals.answered(&answers, id, field("plan").and_then(|v| v.as_string()));
         });
     worker.set_onmessage(Some(on_message.as_ref().unchecked_ref()));

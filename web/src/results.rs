@@ -16,6 +16,7 @@ use leptos::prelude::*;
 use crate::charts::{BreakEvenChart, CostBars, TimeRanges};
 use crate::fields::Disclosure;
 use crate::format;
+use crate::planner;
 use crate::vocab::{Label, Lang, errors, model, pick, reasons, t};
 
 /// How many feasible options the ranking and the charts show.
@@ -46,7 +47,7 @@ pub fn Results(
     /// The offer whose sharing and queue details are shown.
     details: RwSignal<Option<String>>,
     /// The newest scenario's first answer while its full plan is on its way.
-    first: ReadSignal<Option<Headline>>,
+    first: ReadSignal<Option<planner::FirstAnswer>>,
     /// The panels between the ranking and the rest (the page passes the risk and details
     /// panels), outside the blocks rebuilt on every recompute so that they stay open while the
     /// task is edited.
@@ -55,7 +56,7 @@ pub fn Results(
     view! {
         <section aria-labelledby="results-heading" class="card wide results" aria-live="polite">
             <h2 id="results-heading">{move || t(lang.get(), Label::Results)}</h2>
-            {move || first.get().map(|h| view! { <FirstAnswer lang=lang.get() headline=h /> })}
+            {move || first.get().map(|f| view! { <FirstAnswer lang=lang.get() headline=f.headline engine=f.engine /> })}
             {move || {
                 let lang = lang.get();
                 match plan.get() {
@@ -84,9 +85,10 @@ pub fn Results(
 }
 
 /// The first answer, marked provisional: the recommendation and the first ranked offers of the
-/// closed-form plan, shown above the previous plan until the full plan replaces both.
+/// closed-form plan, shown above the previous plan until the full plan replaces both. `engine`:
+/// where it was priced (`data-engine`: `page` or `worker`).
 #[component]
-fn FirstAnswer(lang: Lang, headline: Headline) -> impl IntoView {
+fn FirstAnswer(lang: Lang, headline: Headline, engine: planner::Engine) -> impl IntoView {
     let recommended = headline.recommended().map(|r| {
         view! {
             <p id="first-recommended" data-offer=r.offer_id.clone()>
@@ -118,6 +120,7 @@ fn FirstAnswer(lang: Lang, headline: Headline) -> impl IntoView {
             data-provisional="true"
             data-choice=headline.choice.id()
             data-trials=headline.trials.to_string()
+            data-engine=engine.tag()
         >
             <p class="choice">
                 <span class="badge warn">{t(lang, Label::FirstAnswer)}</span>
