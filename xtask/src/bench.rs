@@ -731,6 +731,16 @@ fn markdown(
             samples(frame.get("samples")).len()
         )?;
     }
+    if let Some(answer) = site.get("first_answer_ms") {
+        let shown = samples(answer.get("samples")).len();
+        let edits = answer.get("edits").and_then(Value::as_u64).unwrap_or(0);
+        writeln!(
+            t,
+            "| first answer after an edit (closed forms, marked provisional; input event to its painted frame; shown before the plan in {shown} of {edits} edits) | {} | {} | {shown} |",
+            ms(num(answer, "median")),
+            ms(num(answer, "p95")),
+        )?;
+    }
     let firsts = samples(first.get("samples"));
     writeln!(
         t,
@@ -743,7 +753,102 @@ fn markdown(
     t.push_str(&first_answer_table(first_answer)?);
     writeln!(t)?;
     t.push_str(&scale_table(scale, machine.cores)?);
+    writeln!(t)?;
+    let plan_10k = parallel
+        .iter()
+        .find(|(c, _)| c == "trials-10000")
+        .map_or(f64::NAN, |(_, f)| f.median_ms);
+    t.push_str(&targets_table(site, plan_10k, scale, machine.cores));
     Ok(t)
+}
+
+/// Issue 34's targets against the figures above: each one met, or by how much it misses.
+fn targets_table(site: &Value, plan_10k_ms: f64, scale: &[ScaleRow], cores: usize) -> String {
+    let num = |v: Option<&Value>, key: &str| {
+        v.and_then(|v| v.get(key))
+            .and_then(Value::as_f64)
+            .unwrap_or(f64::NAN)
+    };
+    // (what, measured, target, measured / target): met when the ratio is at most 1.
+    let mut rows: Vec<(String, String, String, f64)> = Vec::new();
+    let answer = site.get("first_answer_ms");
+    for (key, limit) in [("median", 16.0), ("p95", 33.0)] {
+        let x = num(answer, key);
+        rows.push((
+            format!("first answer after an edit, {}", key.replace("p95", "P95")),
+            ms(x),
+            ms(limit),
+            x / limit,
+        ));
+    }
+    let frame = num(site.get("frame_ms"), "p95");
+    rows.push((
+        "main thread per edit, P95".into(),
+        ms(frame),
+        ms(16.0),
+        frame / 16.0,
+    ));
+    rows.push((
+        format!("plan natively, default catalog, 10,000 trials, {cores} threads"),
+        ms(plan_10k_ms),
+        ms(5.0),
+        plan_10k_ms / 5.0,
+    ));
+    // The issue's 300 KB are 300,000 bytes.
+    let kib = site
+        .get("wasm_gzip_kib")
+        .and_then(Value::as_f64)
+        .unwrap_or(f64::NAN);
+    rows.push((
+        "first module, gzipped".into(),
+        format!("{:.0} kB ({kib:.1} KiB)", kib * 1.024),
+        "300 kB".into(),
+        kib * 1.024 / 300.0,
+    ));
+    for shape in ["default", "zones"] {
+        if let Some(row) = scale
+            .iter()
+            .filter(|r| r.shape == shape && r.offers >= 10_000)
+            .min_by_key(|r| r.offers)
+        {
+            let what = if shape == "zones" {
+                "one GPU in many zones"
+            } else {
+                "the default catalog repeated"
+            };
+            let mib = row.peak_rss_kib as f64 / 1024.0;
+            rows.push((
+                format!(
+                    "{} offers ({what}), wall time",
+                    thousands(row.offers as u64)
+                ),
+                ms(row.wall.median_ms),
+                ms(2000.0),
+                row.wall.median_ms / 2000.0,
+            ));
+            rows.push((
+                format!(
+                    "{} offers ({what}), peak memory",
+                    thousands(row.offers as u64)
+                ),
+                format!("{mib:.0} MiB"),
+                "200 MiB".into(),
+                mib / 200.0,
+            ));
+        }
+    }
+    let mut t = String::from("| target (issue 34) | measured | target | |\n|---|---:|---:|---|\n");
+    for (what, measured, target, ratio) in rows {
+        let verdict = if !ratio.is_finite() {
+            "not measured".to_owned()
+        } else if ratio <= 1.0 {
+            "met".to_owned()
+        } else {
+            format!("missed, {ratio:.1}× the target")
+        };
+        t.push_str(&format!("| {what} | {measured} | {target} | {verdict} |\n"));
+    }
+    t
 }
 
 /// Builds `core/examples/first_answer` for [`run_first_answer`].
@@ -904,6 +1009,53 @@ mod tests {
         assert_eq!(thousands(7), "7");
         assert_eq!(thousands(2_000), "2,000");
         assert_eq!(thousands(1_234_567), "1,234,567");
+    }
+
+    #[test]
+    fn targets_met_or_missed_by_how_much() {
+        let site = serde_json::json!({
+            "first_answer_ms": { "median": 12.0, "p95": 40.0 },
+            "frame_ms": { "median": 10.0, "p95": 16.0 },
+            "wasm_gzip_kib": 400.0,
+        });
+        let row = |shape, offers, wall, mib: u64| ScaleRow {
+            shape,
+            offers,
+            wall: Figure {
+                median_ms: wall,
+                p95_ms: wall,
+                samples_ms: vec![wall],
+            },
+            peak_rss_kib: mib * 1024,
+        };
+        let scale = [
+            row("default", 100, 10.0, 20),
+            row("default", 10_000, 600.0, 150),
+            row("zones", 10_000, 2500.0, 100),
+        ];
+        let t = targets_table(&site, 50.0, &scale, 2);
+        let line = |what: &str| {
+            t.lines()
+                .find(|l| l.starts_with(&format!("| {what}")))
+                .unwrap_or_else(|| panic!("no row {what} in\n{t}"))
+                .to_owned()
+        };
+        assert!(line("first answer after an edit, median").ends_with("| met |"));
+        assert!(line("first answer after an edit, P95").ends_with("| missed, 1.2× the target |"));
+        assert!(line("main thread per edit, P95").ends_with("| met |"));
+        assert!(line("plan natively").contains("2 threads"));
+        assert!(line("plan natively").ends_with("| missed, 10.0× the target |"));
+        assert!(line("first module").contains("410 kB (400.0 KiB)"));
+        assert!(line("first module").ends_with("| missed, 1.4× the target |"));
+        assert!(line("10,000 offers (the default catalog repeated), wall").ends_with("| met |"));
+        assert!(
+            line("10,000 offers (one GPU in many zones), wall")
+                .ends_with("| missed, 1.2× the target |")
+        );
+        assert!(line("10,000 offers (one GPU in many zones), peak").ends_with("| met |"));
+        let empty = targets_table(&serde_json::json!({}), f64::NAN, &[], 2);
+        assert!(empty.contains("| not measured |"));
+        assert!(!empty.contains("| met |"));
     }
 
     #[test]
