@@ -572,12 +572,13 @@ test('a catalog too large for the page gets its first answer from the quick work
 
 test('while the plan worker is held back, the page shows its first answer and dims the plan it shows after a moment', async (t) => {
   const { page, errors } = await bareSite(t);
-  await page.goto(BASE);
-  await page.locator('#recommended').waitFor();
-  // The worker's module is held back: the worker is up but cannot answer yet.
+  // The worker's module is held back from the start: the worker is up but cannot answer yet
+  // (the first plan is the page's own).
   let release;
   const held = new Promise((resolve) => { release = resolve; });
   await page.route('**/gpufare_plan_bg.wasm', async (route) => { await held; await route.continue(); });
+  await page.goto(BASE);
+  await page.locator('#recommended').waitFor();
   await page.waitForTimeout(300);
   assert.equal(await page.locator('.results-column').getAttribute('data-slow'), 'false');
   await typeHours(page, 44);

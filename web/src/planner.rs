@@ -218,8 +218,14 @@ pub fn planner(scenario: RwSignal<Scenario>) -> Plan {
         channel.borrow_mut().newest = id;
         pending.set(true);
         let json = move || scenario.with_untracked(|s| serde_json::to_string(s).ok());
-        let offers = scenario.with_untracked(|s| s.catalog(default_catalog()).offers.len());
+        // At most this many offers are priced (the filter may leave fewer): counted without
+        // building the catalog, which for a large one would itself hold up the keystroke.
+        let offers =
+            scenario.with_untracked(|s| default_catalog().offers.len() + s.edits.added.len());
+        // The scenario as JSON, serialised once; for the plan worker only after the frame.
+        let mut early = None;
         if offers <= FIRST_ON_PAGE_MAX_OFFERS {
+            // Priced here, in the keystroke's own task.
             let headline = scenario.with_untracked(|s| s.first_answer(default_catalog()).ok());
             first.set(headline.map(|headline| FirstAnswer {
                 headline,
@@ -228,8 +234,9 @@ pub fn planner(scenario: RwSignal<Scenario>) -> Plan {
         } else {
             first.set(None);
             start_quick(&quick, &channel, signals);
-            if let Some(json) = json() {
-                quick.borrow_mut().ask(id, json);
+            early = json();
+            if let Some(json) = &early {
+                quick.borrow_mut().ask(id, json.clone());
             }
         }
         // The full plan: sent once the frame with the first answer has been painted (unless a
@@ -242,7 +249,9 @@ pub fn planner(scenario: RwSignal<Scenario>) -> Plan {
                     if full.borrow().newest != id {
                         return;
                     }
-                    let sent = json().is_some_and(|json| full.borrow_mut().ask(id, json));
+                    let sent = early
+                        .or_else(json)
+                        .is_some_and(|json| full.borrow_mut().ask(id, json));
                     if !sent {
                         full.borrow_mut().stop();
                         signals.plan_on_page();
