@@ -4,7 +4,9 @@
 // latency of the recompute (the input event -> the frame painted with the updated recommendation,
 // which the page computes in a Web Worker), median and P95 of several edits, and the first answer
 // (the input event -> the frame painted with the provisional recommendation of the closed forms,
-// from the quick worker; counted only for edits where it came before the full plan).
+// priced on the page, or by the quick worker for large catalogs; counted only for edits where it
+// came before the full plan), and what the
+// full plan's arrival costs the main thread (the worker's message to the painted frame).
 // Usage: node bench/site-metrics.mjs [--link MBIT,RTT_MS] [--rounds N] [--json] http://127.0.0.1:8080/ dist/
 //   (after `cargo xtask serve`). --rounds: page loads, 5 edits each (default 9); --json: a last line
 //   with the figures as one JSON object, which `cargo xtask bench` reads.
@@ -65,6 +67,7 @@ const firsts = [];
 const edits = [];
 const frames = [];
 const firsts_shown = [];
+const arrivals = [];
 for (let round = 0; round < rounds; round++) {
   const page = await browser.newPage();
   if (link) {
@@ -81,6 +84,19 @@ for (let round = 0; round < rounds; round++) {
   // queued from the frame's requestAnimationFrame runs after that frame's paint), so the figure
   // does not include Playwright's polling and round trips.
   await page.addInitScript(() => {
+    // When the plan worker's last answer arrived: a listener added before the page's own
+    // handler, so the time includes reading the answer back and rebuilding the views.
+    const Native = window.Worker;
+    if (Native) {
+      window.Worker = class extends Native {
+        constructor(...args) {
+          super(...args);
+          this.addEventListener('message', (event) => {
+            if (event.data && 'plan' in event.data) window.__planArrived = performance.now();
+          });
+        }
+      };
+    }
     new MutationObserver((_, observer) => {
       if (document.getElementById('recommended')) {
         observer.disconnect();
@@ -98,14 +114,15 @@ for (let round = 0; round < rounds; round++) {
     // Each time is stamped after a paint (a task queued from a requestAnimationFrame). The
     // recommendation counts as updated when the page marks its plan current again (`data-plan`);
     // a build without the worker has no mark and counts the first change under #decision.
-    const [frame, recompute, provisional] = await page.evaluate((hours) => new Promise((resolve) => {
+    const [frame, recompute, provisional, arrival] = await page.evaluate((hours) => new Promise((resolve) => {
       const app = document.querySelector('#app');
       const input = document.querySelector('#work-hours');
       const painted = (then) => requestAnimationFrame(() => setTimeout(() => then(performance.now() - start), 0));
       let frame = null;
       let done = null;
       let first = null;
-      const finish = () => { if (frame !== null && done !== null) resolve([frame, done, first]); };
+      let arrival = null;
+      const finish = () => { if (frame !== null && done !== null) resolve([frame, done, first, arrival]); };
       const observer = new MutationObserver(() => {
         if (first === null && document.querySelector('#first-answer')) {
           first = -1;
@@ -114,7 +131,13 @@ for (let round = 0; round < rounds; round++) {
         const marked = app.dataset.plan !== undefined;
         if (marked && app.dataset.plan !== 'current') return;
         observer.disconnect();
-        painted((ms) => { done = ms; finish(); });
+        painted((ms) => {
+          done = ms;
+          // The plan's answer came during this edit: its cost to the main thread, from the
+          // message to the painted frame.
+          if (window.__planArrived > start) arrival = performance.now() - window.__planArrived;
+          finish();
+        });
       });
       observer.observe(app, { subtree: true, childList: true, characterData: true, attributes: true, attributeFilter: ['data-plan'] });
       const start = performance.now();
@@ -125,6 +148,7 @@ for (let round = 0; round < rounds; round++) {
     frames.push(frame);
     edits.push(recompute);
     if (provisional !== null && provisional >= 0) firsts_shown.push(provisional);
+    if (arrival !== null) arrivals.push(arrival);
   }
   await page.close();
 }
@@ -136,6 +160,7 @@ console.log(`first interactive render${link ? ` over a ${link[0]} Mbit/s link wi
 console.log(`main thread per edit (input event to the next painted frame): median ${median(frames).toFixed(1)} ms, P95 ${percentile(frames, 95).toFixed(1)} ms, max ${Math.max(...frames).toFixed(1)} ms`);
 console.log(`first answer after an edit (closed forms, provisional): ${firsts_shown.length ? `median ${median(firsts_shown).toFixed(1)} ms, P95 ${percentile(firsts_shown, 95).toFixed(1)} ms, ` : ''}shown before the full plan in ${firsts_shown.length} of ${edits.length} edits`);
 console.log(`recompute after an edit: median ${median(edits).toFixed(1)} ms, P95 ${percentile(edits, 95).toFixed(1)} ms, max ${Math.max(...edits).toFixed(1)} ms (${edits.length} edits)`);
+if (arrivals.length) console.log(`the full plan's arrival on the main thread (the worker's message to the painted frame): median ${median(arrivals).toFixed(1)} ms, P95 ${percentile(arrivals, 95).toFixed(1)} ms, max ${Math.max(...arrivals).toFixed(1)} ms (${arrivals.length} edits)`);
 if (json) {
   console.log(JSON.stringify({
     wasm_gzip_kib: gz(wasm) / 1024,
@@ -145,6 +170,9 @@ if (json) {
       ? { median: median(firsts_shown), p95: percentile(firsts_shown, 95), max: Math.max(...firsts_shown), samples: firsts_shown, edits: edits.length }
       : { samples: [], edits: edits.length },
     frame_ms: { median: median(frames), p95: percentile(frames, 95), max: Math.max(...frames), samples: frames },
+    arrival_ms: arrivals.length
+      ? { median: median(arrivals), p95: percentile(arrivals, 95), max: Math.max(...arrivals), samples: arrivals }
+      : { samples: [] },
     worker_gzip_kib: worker ? gz(worker) / 1024 : null,
     link,
   }));

@@ -741,6 +741,15 @@ fn markdown(
             ms(num(answer, "p95")),
         )?;
     }
+    if let Some(arrival) = site.get("arrival_ms") {
+        writeln!(
+            t,
+            "| the full plan's arrival on the main thread (the worker's message to the painted frame: its JSON read back, the views rebuilt) | {} | {} | {} |",
+            ms(num(arrival, "median")),
+            ms(num(arrival, "p95")),
+            samples(arrival.get("samples")).len()
+        )?;
+    }
     let firsts = samples(first.get("samples"));
     writeln!(
         t,
