@@ -722,33 +722,39 @@ fn markdown(
         ms(num(recompute, "p95")),
         samples(recompute.get("samples")).len()
     )?;
-    if let Some(frame) = site.get("frame_ms") {
-        writeln!(
-            t,
-            "| the main thread per edit (input event to the next painted frame) | {} | {} | {} |",
-            ms(num(frame, "median")),
-            ms(num(frame, "p95")),
-            samples(frame.get("samples")).len()
-        )?;
-    }
-    if let Some(answer) = site.get("first_answer_ms") {
-        let shown = samples(answer.get("samples")).len();
-        let edits = answer.get("edits").and_then(Value::as_u64).unwrap_or(0);
-        writeln!(
-            t,
-            "| first answer after an edit (closed forms, marked provisional; input event to its painted frame; shown before the plan in {shown} of {edits} edits) | {} | {} | {shown} |",
-            ms(num(answer, "median")),
-            ms(num(answer, "p95")),
-        )?;
-    }
-    if let Some(arrival) = site.get("arrival_ms") {
-        writeln!(
-            t,
-            "| the full plan's arrival on the main thread (the worker's message to the painted frame: its JSON read back, the views rebuilt) | {} | {} | {} |",
-            ms(num(arrival, "median")),
-            ms(num(arrival, "p95")),
-            samples(arrival.get("samples")).len()
-        )?;
+    // The site's figures of several edits each: the JSON key and the row's words.
+    let shown = site
+        .get("first_answer_ms")
+        .map(|a| {
+            let edits = a.get("edits").and_then(Value::as_u64).unwrap_or(0);
+            format!("{} of {edits}", samples(a.get("samples")).len())
+        })
+        .unwrap_or_default();
+    for (key, what) in [
+        (
+            "frame_ms",
+            "the main thread per edit (input event to the next painted frame)".to_owned(),
+        ),
+        (
+            "first_answer_ms",
+            format!(
+                "first answer after an edit (closed forms, marked provisional; input event to its painted frame; shown before the plan in {shown} edits)"
+            ),
+        ),
+        (
+            "arrival_ms",
+            "the full plan's arrival on the main thread (the worker's message to the painted frame: its JSON read back, the views rebuilt)".to_owned(),
+        ),
+    ] {
+        if let Some(figure) = site.get(key) {
+            writeln!(
+                t,
+                "| {what} | {} | {} | {} |",
+                ms(num(figure, "median")),
+                ms(num(figure, "p95")),
+                samples(figure.get("samples")).len()
+            )?;
+        }
     }
     let firsts = samples(first.get("samples"));
     writeln!(

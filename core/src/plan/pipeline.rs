@@ -72,12 +72,7 @@ pub fn plan_with_traces(
     settings: &PlanSettings,
 ) -> Result<PlanResult, PlanError> {
     let prepared = Prepared::new(task, catalog, traces, settings)?;
-    let places: Vec<usize> = (0..catalog.offers.len()).collect();
-    let options = prepared
-        .price(&places)
-        .into_iter()
-        .map(|(_, o)| o)
-        .collect();
+    let options = prepared.price_all();
     Ok(prepared.finish(options))
 }
 
@@ -90,13 +85,7 @@ pub fn plan_headline(
     traces: &[AttachedTrace],
     settings: &PlanSettings,
 ) -> Result<Headline, PlanError> {
-    let prepared = Prepared::new(task, catalog, traces, settings)?;
-    let places: Vec<usize> = (0..catalog.offers.len()).collect();
-    let mut options: Vec<OptionResult> = prepared
-        .price(&places)
-        .into_iter()
-        .map(|(_, o)| o)
-        .collect();
+    let mut options = Prepared::new(task, catalog, traces, settings)?.price_all();
     rank(&mut options);
     let decision = decide(task, &options);
     Ok(Headline::of(settings.trials, &decision, &options))
@@ -161,6 +150,12 @@ impl<'a> Prepared<'a> {
             catalog,
             draws,
         })
+    }
+
+    /// The options of every offer of the catalog, in catalog order (see [`Prepared::price`]).
+    fn price_all(&self) -> Vec<OptionResult> {
+        let places: Vec<usize> = (0..self.catalog.offers.len()).collect();
+        self.price(&places).into_iter().map(|(_, o)| o).collect()
     }
 
     /// The options of the offers at `places` in the catalog, with their places, in that order,
