@@ -5,8 +5,8 @@
 // which the page computes in a Web Worker), median and P95 of several edits, and the first answer
 // (the input event -> the frame painted with the provisional recommendation of the closed forms,
 // priced on the page, or by the quick worker for large catalogs; counted only for edits where it
-// came before the full plan), and what the
-// full plan's arrival costs the main thread (the worker's message to the painted frame).
+// came before the full plan), and what the full plan's arrival costs the main thread (the
+// worker's message to the painted frame).
 // Usage: node bench/site-metrics.mjs [--link MBIT,RTT_MS] [--rounds N] [--json] http://127.0.0.1:8080/ dist/
 //   (after `cargo xtask serve`). --rounds: page loads, 5 edits each (default 9); --json: a last line
 //   with the figures as one JSON object, which `cargo xtask bench` reads.

@@ -218,10 +218,9 @@ pub fn planner(scenario: RwSignal<Scenario>) -> Plan {
         channel.borrow_mut().newest = id;
         pending.set(true);
         let json = move || scenario.with_untracked(|s| serde_json::to_string(s).ok());
-        // At most this many offers are priced (the filter may leave fewer): counted without
-        // building the catalog, which for a large one would itself hold up the keystroke.
-        let offers =
-            scenario.with_untracked(|s| default_catalog().offers.len() + s.edits.added.len());
+        // Counted without building the catalog, which for a large one would itself hold up the
+        // keystroke.
+        let offers = scenario.with_untracked(|s| s.offers_at_most(default_catalog()));
         // The scenario as JSON, serialised once; for the plan worker only after the frame.
         let mut early = None;
         if offers <= FIRST_ON_PAGE_MAX_OFFERS {

@@ -710,7 +710,7 @@ fn markdown(
     let recompute = site
         .get("recompute_ms")
         .context("site-metrics.mjs gave no recompute figure")?;
-    let num = |v: &Value, key: &str| v.get(key).and_then(Value::as_f64).unwrap_or(f64::NAN);
+    let num = |v: &Value, key: &str| number(Some(v), key);
     let first = site.get("first_render_ms").cloned().unwrap_or_default();
     writeln!(t, "| the site | median | P95 | samples |")?;
     writeln!(t, "|---|---:|---:|---:|")?;
@@ -777,13 +777,25 @@ fn markdown(
     Ok(t)
 }
 
+/// `key` of the JSON object `v` as a number; NaN (shown as "–") when it is missing.
+fn number(v: Option<&Value>, key: &str) -> f64 {
+    v.and_then(|v| v.get(key))
+        .and_then(Value::as_f64)
+        .unwrap_or(f64::NAN)
+}
+
+/// A scale run's catalog shape in words.
+fn shape_words(shape: &str) -> &'static str {
+    if shape == "zones" {
+        "one GPU in many zones"
+    } else {
+        "the default catalog repeated"
+    }
+}
+
 /// Issue 34's targets against the figures above: each one met, or by how much it misses.
 fn targets_table(site: &Value, plan_10k_ms: f64, scale: &[ScaleRow], cores: usize) -> String {
-    let num = |v: Option<&Value>, key: &str| {
-        v.and_then(|v| v.get(key))
-            .and_then(Value::as_f64)
-            .unwrap_or(f64::NAN)
-    };
+    let num = number;
     // (what, measured, target, measured / target): met when the ratio is at most 1.
     let mut rows: Vec<(String, String, String, f64)> = Vec::new();
     let answer = site.get("first_answer_ms");
@@ -810,10 +822,7 @@ fn targets_table(site: &Value, plan_10k_ms: f64, scale: &[ScaleRow], cores: usiz
         plan_10k_ms / 5.0,
     ));
     // The issue's 300 KB are 300,000 bytes.
-    let kib = site
-        .get("wasm_gzip_kib")
-        .and_then(Value::as_f64)
-        .unwrap_or(f64::NAN);
+    let kib = number(Some(site), "wasm_gzip_kib");
     rows.push((
         "first module, gzipped".into(),
         format!("{:.0} kB ({kib:.1} KiB)", kib * 1.024),
@@ -826,11 +835,7 @@ fn targets_table(site: &Value, plan_10k_ms: f64, scale: &[ScaleRow], cores: usiz
             .filter(|r| r.shape == shape && r.offers >= 10_000)
             .min_by_key(|r| r.offers)
         {
-            let what = if shape == "zones" {
-                "one GPU in many zones"
-            } else {
-                "the default catalog repeated"
-            };
+            let what = shape_words(shape);
             let mib = row.peak_rss_kib as f64 / 1024.0;
             rows.push((
                 format!(
@@ -944,10 +949,9 @@ fn scale_table(scale: &[ScaleRow], cores: usize) -> Result<String> {
     )?;
     writeln!(t, "|---|---:|---:|---:|")?;
     for row in scale {
-        let what = if row.shape == "zones" {
-            "one GPU in many zones (QLoRA task)"
-        } else {
-            "the default catalog repeated"
+        let what = match row.shape {
+            "zones" => format!("{} (QLoRA task)", shape_words(row.shape)),
+            other => shape_words(other).to_owned(),
         };
         writeln!(
             t,

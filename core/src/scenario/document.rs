@@ -359,6 +359,12 @@ impl Scenario {
         catalog
     }
 
+    /// The most offers [`Scenario::catalog`] can hold for `base` (its filter may leave fewer),
+    /// counted without building it: what the site weighs a first answer's cost by.
+    pub fn offers_at_most(&self, base: &Catalog) -> usize {
+        base.offers.len() + self.edits.added.len()
+    }
+
     /// Prices the scenario against a base catalog.
     pub fn plan(&self, base: &Catalog) -> Result<PlanResult, PlanError> {
         plan_with_traces(
@@ -552,6 +558,11 @@ mod tests {
         assert_eq!(s.edits.added, [mine.clone()]);
         assert_eq!(s.add_offers(base, vec![mine]), ["mine"]);
         assert_eq!(s.edits.added.len(), 1);
+        assert_eq!(s.offers_at_most(base), base.offers.len() + 1);
+        assert_eq!(s.catalog(base).offers.len(), s.offers_at_most(base));
+        s.edits.removed.push(base.offers[2].id.clone());
+        s.filter.text = "autodl".into();
+        assert!(s.catalog(base).offers.len() < s.offers_at_most(base));
     }
 
     #[test]
