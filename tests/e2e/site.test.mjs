@@ -1569,9 +1569,13 @@ test('the Chinese page has no English in any panel or error', async (t) => {
   const scenario = { format_version: 1, task, settings: { currency: 'CNY', cny_per_usd: '7.2', seed: 1, trials: 200 } };
   const link = Buffer.from(JSON.stringify(scenario)).toString('base64url');
   for (const fragment of [`#s=${link}`, '#s=%%%']) {
-    const other = await openSite(t, { locale: 'zh-CN' });
+    // Opened afresh in a tab of its own: a tab that had the site open already could mirror its
+    // own scenario over the pasted fragment before a reload (a race seen on a loaded CI machine).
+    const opened = await openSite(t, { locale: 'zh-CN' });
+    const other = await opened.context().newPage();
+    watch(t, other);
+    await opened.close();
     await other.goto(`${BASE}${fragment}`);
-    await other.reload();
     await other.locator('#link-error').waitFor();
     assert.match(await other.locator('#link-error').textContent(), /[\u4e00-\u9fff]/);
     await check(other, `link ${fragment.slice(0, 12)}`);
