@@ -22,6 +22,7 @@
 //!   trace replay's capacity hold the clock, the state machine only says when instances start.
 
 use crate::numbers::rng::{Ahead, Stream};
+use crate::offers::queue::Queue;
 
 /// Beyond this many hours a job is taken never to finish.
 pub const NEVER_HOURS: f64 = 10_000_000.0;
@@ -79,13 +80,34 @@ pub enum Rule {
 
 /// The uninterruptible offer a policy moves to.
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub struct Fallback {
+pub struct Fallback<'q> {
     /// Hours the fallback needs for one whole run.
     pub run_hours: f64,
     /// Its mean queue before a start, hours (what the deadline rule plans with).
     pub queue_mean_hours: f64,
-    /// The queue this trial actually meets, hours.
-    pub queue_hours: f64,
+    /// The queue this trial actually meets.
+    pub wait: Wait<'q>,
+}
+
+/// The wait a trial meets in the fallback's queue, worked out only if the job moves there
+/// (most trials never do, and a queue's quantile function is dear).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Wait<'q> {
+    /// Hours, known.
+    Hours(f64),
+    /// The queue's wait for an exponential draw e with mean 1: at the probability 1 - exp(-e)
+    /// (see [`Queue::wait_at`]).
+    Drawn(&'q Queue, f64),
+}
+
+impl Wait<'_> {
+    /// The wait, hours.
+    pub fn hours(&self) -> f64 {
+        match *self {
+            Wait::Hours(h) => h,
+            Wait::Drawn(queue, e) => queue.wait_at(-libm::expm1(-e)),
+        }
+    }
 }
 
 /// How one job went.
@@ -123,7 +145,7 @@ pub fn run_job(
     job: &Job<'_>,
     capacity: &mut impl Capacity,
     rule: Rule,
-    fallback: Option<&Fallback>,
+    fallback: Option<&Fallback<'_>>,
 ) -> Outcome {
     let mut out = [Outcome::default()];
     run_job_rules(job, capacity, &[rule], fallback, &mut out);
@@ -139,7 +161,7 @@ pub fn run_job_rules(
     job: &Job<'_>,
     capacity: &mut impl Capacity,
     rules: &[Rule],
-    fallback: Option<&Fallback>,
+    fallback: Option<&Fallback<'_>>,
     outs: &mut [Outcome],
 ) {
     let n = rules.len().min(outs.len());
@@ -173,7 +195,7 @@ pub fn run_job_rules(
         if let Some(f) = fallback {
             let billed = needed_there(k, saved, work, started, 0.0);
             out.fallback = billed;
-            out.wall += f.queue_hours + billed;
+            out.wall += f.wait.hours() + billed;
             out.switched = true;
         }
         out
@@ -521,7 +543,7 @@ mod tests {
             let fallback = Fallback {
                 run_hours: 5.0,
                 queue_mean_hours: 0.3,
-                queue_hours: 0.45,
+                wait: Wait::Hours(0.45),
             };
             let rate = 0.05 + (trial % 7) as f64 * 0.15;
             let capacity = || Poisson::new(rate, 1.5, 0.4, &waits, Stream::trial_of(99, trial));
@@ -582,7 +604,7 @@ mod tests {
         let fb = Fallback {
             run_hours: 5.0, // twice as fast
             queue_mean_hours: 0.2,
-            queue_hours: 0.3,
+            wait: Wait::Hours(0.3),
         };
         let out = run_job(
             &job(Some(1.0), false),
@@ -602,7 +624,7 @@ mod tests {
         let fb = Fallback {
             run_hours: 10.0,
             queue_mean_hours: 0.0,
-            queue_hours: 0.0,
+            wait: Wait::Hours(0.0),
         };
         // Preempted at 4 h of work (wall 4.5); saved 4; the fallback needs 0.1 + 6 = 6.1 h; a
         // deadline of 12 h leaves 12 - 4.5 - 6.1 = 1.4 h of slack; a 3 h gap does not fit.

@@ -21,7 +21,7 @@ use serde::{Deserialize, Serialize};
 use crate::numbers::stats::percentile;
 use crate::offers::tenancy::{Slowdown, SlowdownSource};
 use crate::offers::trace::{Trace, TraceStats};
-use crate::plan::job::{Capacity, Fallback, Job, Rule, run_job};
+use crate::plan::job::{Capacity, Fallback, Job, Rule, Wait, run_job};
 use crate::plan::time::{
     Draws, EVENT_BUDGET, FallbackPlan, MAX_SIMULATED_RUNS, Simulation, TimeInputs, notice_saves,
     simulate,
@@ -260,7 +260,7 @@ pub fn replay(
     let fallback = fallback.map(|f| Fallback {
         run_hours: f.run_hours,
         queue_mean_hours: f.queue.mean_hours(),
-        queue_hours: f.queue.mean_hours(),
+        wait: Wait::Hours(f.queue.mean_hours()),
     });
     let job = Job {
         works: &works,

@@ -38,7 +38,7 @@ use crate::offers::queue::Queue;
 use crate::offers::tenancy::Slowdown;
 use crate::offers::trace::Fitted;
 use crate::plan::job::{
-    Fallback, Job, MAX_PREEMPTIONS, NEVER_HOURS, Outcome, Poisson, Rule, run_job_rules,
+    Fallback, Job, MAX_PREEMPTIONS, NEVER_HOURS, Outcome, Poisson, Rule, Wait, run_job_rules,
 };
 use crate::plan::protection::Protected;
 use crate::plan::risk::CDF_QUANTILES;
@@ -472,7 +472,7 @@ pub struct Draws {
     /// Runs simulated per trial.
     pub runs: usize,
     normals: Vec<f64>,
-    waits: Vec<f64>,
+    uniforms: Vec<f64>,
     /// exp(sigma x z) per draw, computed once per distinct sigma (offers of one tenancy share it).
     factors: Mutex<Vec<(u64, Arc<Vec<f64>>)>>,
     /// Queue waits in hours per draw, computed once per distinct queue (offers of one kind of
@@ -499,12 +499,15 @@ impl Draws {
             normals.push(b);
         }
         normals.truncate(n);
-        let waits = (0..n).map(|_| stream.exponential()).collect();
+        // The uniforms every queue's waits are read at: 1 - exp(-e) of an exponential draw e.
+        let uniforms = (0..n)
+            .map(|_| -libm::expm1(-stream.exponential()))
+            .collect();
         Draws {
             trials,
             runs,
             normals,
-            waits,
+            uniforms,
             factors: Mutex::new(Vec::new()),
             queues: Mutex::new(Vec::new()),
             walks: Mutex::new(Walks::default()),
@@ -525,18 +528,11 @@ impl Draws {
         if let Some(w) = self.queues.lock().ok().and_then(|l| cached(&l)) {
             return w;
         }
-        let w: Arc<Vec<f64>> = Arc::new(
-            self.waits
-                .iter()
-                .map(|&e| {
-                    if queue.is_none() {
-                        0.0
-                    } else {
-                        queue.wait_at(-libm::expm1(-e))
-                    }
-                })
-                .collect(),
-        );
+        let w: Arc<Vec<f64>> = Arc::new(if queue.is_none() {
+            vec![0.0; self.uniforms.len()]
+        } else {
+            self.uniforms.iter().map(|&u| queue.wait_at(u)).collect()
+        });
         match self.queues.lock() {
             Ok(mut list) => match cached(&list) {
                 Some(first) => first,
@@ -1071,6 +1067,8 @@ fn walk_trials(
         .iter()
         .map(|_| Vec::with_capacity(draws.trials))
         .collect();
+    let fallback_mean = fallback.map_or(0.0, |f| f.queue.mean_hours());
+    let queue_mean = inputs.queue_mean_hours();
     let walk_one = |trial: usize, walked: &[Rule], outs: &mut [Outcome]| {
         let (factors, waits) = draws.trial(&factors, &queue_waits, trial);
         let mut works = [0.0_f64; MAX_SIMULATED_RUNS];
@@ -1078,16 +1076,17 @@ fn walk_trials(
             *w = inputs.run_hours * inputs.slowdown.median * factor;
         }
         let mut stream = Stream::trial_of(key, trial as u64);
-        let fallback_queue = -libm::expm1(-stream.exponential());
+        // Drawn first in every trial, used only by trials that move.
+        let fallback_draw = stream.exponential();
         let fallback = fallback.map(|f| Fallback {
             run_hours: f.run_hours,
-            queue_mean_hours: f.queue.mean_hours(),
-            queue_hours: f.queue.wait_at(fallback_queue),
+            queue_mean_hours: fallback_mean,
+            wait: Wait::Drawn(&f.queue, fallback_draw),
         });
         let mut capacity = Poisson::new(
             inputs.interruptions_per_hour,
             inputs.gap_mean_hours,
-            inputs.queue_mean_hours(),
+            queue_mean,
             waits,
             stream,
         )
