@@ -5,8 +5,9 @@
 // which the page computes in a Web Worker), median and P95 of several edits, and the first answer
 // (the input event -> the frame painted with the provisional recommendation of the closed forms,
 // priced on the page, or by the quick worker for large catalogs; counted only for edits where it
-// came before the full plan), and what the full plan's arrival costs the main thread (the
-// worker's message to the painted frame).
+// came before the full plan), what the full plan's arrival costs the main thread (the
+// worker's message to the painted frame), and the floor under all of these: an input event that
+// changes nothing on screen, to the next painted frame.
 // Usage: node bench/site-metrics.mjs [--link MBIT,RTT_MS] [--rounds N] [--json] http://127.0.0.1:8080/ dist/
 //   (after `cargo xtask serve`). --rounds: page loads, 5 edits each (default 9); --json: a last line
 //   with the figures as one JSON object, which `cargo xtask bench` reads.
@@ -68,6 +69,7 @@ const edits = [];
 const frames = [];
 const firsts_shown = [];
 const arrivals = [];
+const noops = [];
 for (let round = 0; round < rounds; round++) {
   const page = await browser.newPage();
   if (link) {
@@ -150,6 +152,16 @@ for (let round = 0; round < rounds; round++) {
     if (provisional !== null && provisional >= 0) firsts_shown.push(provisional);
     if (arrival !== null) arrivals.push(arrival);
   }
+  // The floor under the main thread's figure: an input event that changes nothing on screen (on
+  // a detached field), to the next painted frame, a few times a page, spaced like the edits.
+  for (let i = 0; i < 5; i++) {
+    await page.waitForTimeout(40 + i * 7);
+    noops.push(await page.evaluate(() => new Promise((resolve) => {
+      const start = performance.now();
+      document.createElement('input').dispatchEvent(new Event('input', { bubbles: true }));
+      requestAnimationFrame(() => setTimeout(() => resolve(performance.now() - start), 0));
+    })));
+  }
   await page.close();
 }
 await browser.close();
@@ -158,6 +170,7 @@ const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 const percentile = (xs, p) => [...xs].sort((a, b) => a - b)[Math.max(0, Math.ceil((p / 100) * xs.length) - 1)];
 console.log(`first interactive render${link ? ` over a ${link[0]} Mbit/s link with ${link[1]} ms round trips` : ''}: median ${median(firsts).toFixed(0)} ms (of ${firsts.map((x) => x.toFixed(0)).join(', ')})`);
 console.log(`main thread per edit (input event to the next painted frame): median ${median(frames).toFixed(1)} ms, P95 ${percentile(frames, 95).toFixed(1)} ms, max ${Math.max(...frames).toFixed(1)} ms`);
+console.log(`an input event that changes nothing, to the next painted frame (the floor of the figure above): median ${median(noops).toFixed(1)} ms, P95 ${percentile(noops, 95).toFixed(1)} ms (${noops.length} events)`);
 console.log(`first answer after an edit (closed forms, provisional): ${firsts_shown.length ? `median ${median(firsts_shown).toFixed(1)} ms, P95 ${percentile(firsts_shown, 95).toFixed(1)} ms, ` : ''}shown before the full plan in ${firsts_shown.length} of ${edits.length} edits`);
 console.log(`recompute after an edit: median ${median(edits).toFixed(1)} ms, P95 ${percentile(edits, 95).toFixed(1)} ms, max ${Math.max(...edits).toFixed(1)} ms (${edits.length} edits)`);
 if (arrivals.length) console.log(`the full plan's arrival on the main thread (the worker's message to the painted frame): median ${median(arrivals).toFixed(1)} ms, P95 ${percentile(arrivals, 95).toFixed(1)} ms, max ${Math.max(...arrivals).toFixed(1)} ms (${arrivals.length} edits)`);
@@ -170,6 +183,7 @@ if (json) {
       ? { median: median(firsts_shown), p95: percentile(firsts_shown, 95), max: Math.max(...firsts_shown), samples: firsts_shown, edits: edits.length }
       : { samples: [], edits: edits.length },
     frame_ms: { median: median(frames), p95: percentile(frames, 95), max: Math.max(...frames), samples: frames },
+    noop_frame_ms: { median: median(noops), p95: percentile(noops, 95), samples: noops },
     arrival_ms: arrivals.length
       ? { median: median(arrivals), p95: percentile(arrivals, 95), max: Math.max(...arrivals), samples: arrivals }
       : { samples: [] },

@@ -44,18 +44,15 @@ pub fn OffersTable(
     // Rebuilt only when the edits change, not on every keystroke in the task form.
     let edits = Memo::new(move |_| scenario.with(|s| s.edits.clone()));
     let edited: Memo<Catalog> = Memo::new(move |_| edits.with(|e| e.apply(default_catalog())));
+    // The rows depend on the filter and the settings (the price column), not on the task: a
+    // keystroke in the task form leaves them alone.
+    let filter = Memo::new(move |_| scenario.with(|s| s.filter.clone()));
+    let settings = Memo::new(move |_| scenario.with(|s| s.settings.clone()));
     let rows = Memo::new(move |_| {
-        let mut offers: Vec<Offer> = edited.with(|c| {
-            scenario.with(|s| {
-                c.offers
-                    .iter()
-                    .filter(|o| s.filter.matches(o))
-                    .cloned()
-                    .collect()
-            })
-        });
+        let mut offers: Vec<Offer> = edited
+            .with(|c| filter.with(|f| c.offers.iter().filter(|o| f.matches(o)).cloned().collect()));
         match sort.get() {
-            SortKey::Price => scenario.with(|s| {
+            SortKey::Price => settings.with(|s| {
                 offers.sort_by_cached_key(|o| (s.price_per_gpu_hour(o), o.id.clone()));
             }),
             SortKey::Provider => {
@@ -286,6 +283,8 @@ fn Filters(
     scenario: RwSignal<Scenario>,
     sort: RwSignal<SortKey>,
 ) -> impl IntoView {
+    // Read through a memo: a keystroke in the task form re-runs none of the filter's bindings.
+    let filter = Memo::new(move |_| scenario.with(|s| s.filter.clone()));
     let modes = BillingMode::ALL;
     let classes = [
         RegionClass::Tier1,
@@ -299,7 +298,7 @@ fn Filters(
                 <input
                     id="filter-text"
                     type="search"
-                    prop:value=move || scenario.with(|s| s.filter.text.clone())
+                    prop:value=move || filter.with(|f| f.text.clone())
                     on:input=move |ev| {
                         let v = event_target_value(&ev);
                         scenario.update(|s| s.filter.text = v);
@@ -315,9 +314,9 @@ fn Filters(
                         scenario.update(|s| s.filter.shared = match v.as_str() { "shared" => Some(true), "dedicated" => Some(false), _ => None });
                     }
                 >
-                    <option value="all" selected=move || scenario.with(|s| s.filter.shared.is_none())>{move || t(lang.get(), Label::All)}</option>
-                    <option value="shared" selected=move || scenario.with(|s| s.filter.shared == Some(true))>{move || t(lang.get(), Label::Shared)}</option>
-                    <option value="dedicated" selected=move || scenario.with(|s| s.filter.shared == Some(false))>{move || t(lang.get(), Label::Dedicated)}</option>
+                    <option value="all" selected=move || filter.with(|f| f.shared.is_none())>{move || t(lang.get(), Label::All)}</option>
+                    <option value="shared" selected=move || filter.with(|f| f.shared == Some(true))>{move || t(lang.get(), Label::Shared)}</option>
+                    <option value="dedicated" selected=move || filter.with(|f| f.shared == Some(false))>{move || t(lang.get(), Label::Dedicated)}</option>
                 </select>
             </div>
             <div class="field">
@@ -329,9 +328,9 @@ fn Filters(
                         scenario.update(|s| s.filter.billing_modes = v.into_iter().collect());
                     }
                 >
-                    <option value="all" selected=move || scenario.with(|s| s.filter.billing_modes.is_empty())>{move || t(lang.get(), Label::All)}</option>
+                    <option value="all" selected=move || filter.with(|f| f.billing_modes.is_empty())>{move || t(lang.get(), Label::All)}</option>
                     {modes.into_iter().map(|m| view! {
-                        <option value=m.id() selected=move || scenario.with(|s| s.filter.billing_modes == [m])>
+                        <option value=m.id() selected=move || filter.with(|f| f.billing_modes == [m])>
                             {move || model::billing(lang.get(), m)}
                         </option>
                     }).collect_view()}
@@ -347,9 +346,9 @@ fn Filters(
                         scenario.update(|s| s.filter.region_classes = class.into_iter().collect());
                     }
                 >
-                    <option value="all" selected=move || scenario.with(|s| s.filter.region_classes.is_empty())>{move || t(lang.get(), Label::All)}</option>
+                    <option value="all" selected=move || filter.with(|f| f.region_classes.is_empty())>{move || t(lang.get(), Label::All)}</option>
                     {classes.into_iter().map(|c| view! {
-                        <option value=c.id() selected=move || scenario.with(|s| s.filter.region_classes == [c])>
+                        <option value=c.id() selected=move || filter.with(|f| f.region_classes == [c])>
                             {move || model::region_class(lang.get(), c)}
                         </option>
                     }).collect_view()}
@@ -364,9 +363,9 @@ fn Filters(
                         scenario.update(|s| s.filter.currencies = v.into_iter().collect());
                     }
                 >
-                    <option value="all" selected=move || scenario.with(|s| s.filter.currencies.is_empty())>{move || t(lang.get(), Label::All)}</option>
+                    <option value="all" selected=move || filter.with(|f| f.currencies.is_empty())>{move || t(lang.get(), Label::All)}</option>
                     {Currency::ALL.into_iter().map(|c| view! {
-                        <option value=c.code() selected=move || scenario.with(|s| s.filter.currencies == [c])>{c.code()}</option>
+                        <option value=c.code() selected=move || filter.with(|f| f.currencies == [c])>{c.code()}</option>
                     }).collect_view()}
                 </select>
             </div>
@@ -410,9 +409,10 @@ fn Discounts(lang: ReadSignal<Lang>, scenario: RwSignal<Scenario>) -> impl IntoV
         p
     });
     let provider = RwSignal::new(String::new());
+    let settings = Memo::new(move |_| scenario.with(|s| s.settings.clone()));
     let current = move || {
         let p = provider.get();
-        scenario.with(|s| s.settings.discount(&p))
+        settings.with(|s| s.discount(&p))
     };
     view! {
         <div class="discounts grid2">

@@ -6,10 +6,9 @@ use std::collections::BTreeMap;
 use rust_decimal::Decimal;
 
 use crate::hardware::gpu::{GpuSpec, find_gpu};
-use crate::numbers::money::{Currency, Money, convert};
+use crate::numbers::money::{Currency, Money};
 use crate::offers::billing::BillingMode;
 use crate::offers::offer::Offer;
-use crate::offers::rent::price_per_gpu_hour;
 use crate::offers::tenancy::Tenancy;
 use crate::offers::trace::AttachedTrace;
 use crate::plan::settings::PlanSettings;
@@ -164,12 +163,7 @@ impl<'a> Context<'a> {
 
     /// Converts an amount to the output currency at the user's rate.
     pub fn convert(&self, amount: Decimal, from: Currency) -> Decimal {
-        convert(
-            amount,
-            from,
-            self.settings.currency,
-            self.settings.cny_per_usd,
-        )
+        self.settings.convert(amount, from)
     }
 
     /// The discount factor for a provider (1 when none is set).
@@ -179,7 +173,7 @@ impl<'a> Context<'a> {
 
     /// An offer's own price converted to output currency with its provider discount.
     pub fn offer_money(&self, offer: &Offer, amount: Decimal) -> Decimal {
-        self.convert(amount * self.discount(&offer.provider), offer.currency)
+        self.settings.offer_money(offer, amount)
     }
 
     /// A task amount (penalty, value of time, budget) in the output currency.
@@ -195,7 +189,7 @@ impl<'a> Context<'a> {
     /// An offer's price per GPU-hour in the output currency, with its provider discount
     /// (subscriptions spread over their term).
     pub fn price_per_gpu_hour(&self, offer: &Offer) -> Decimal {
-        self.offer_money(offer, price_per_gpu_hour(offer))
+        self.settings.price_per_gpu_hour(offer)
     }
 }
 

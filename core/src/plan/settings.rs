@@ -7,8 +7,10 @@ use serde::{Deserialize, Serialize};
 use thiserror::Error;
 
 use crate::numbers::date::PriceDate;
-use crate::numbers::money::Currency;
+use crate::numbers::money::{Currency, convert};
 use crate::numbers::problem::{FieldError, Problem};
+use crate::offers::offer::Offer;
+use crate::offers::rent::price_per_gpu_hour;
 use crate::task::document::{TaskError, TaskProfile};
 
 /// Default Monte Carlo trials per offer: enough for a P90 within about 2 % (the standard error
@@ -81,6 +83,23 @@ impl PlanSettings {
             .iter()
             .find(|d| d.provider == provider)
             .map_or(Decimal::ONE, |d| d.factor)
+    }
+
+    /// `amount` in `from` in the plan's output currency, at the plan's exchange rate.
+    pub fn convert(&self, amount: Decimal, from: Currency) -> Decimal {
+        convert(amount, from, self.currency, self.cny_per_usd)
+    }
+
+    /// An offer's own price converted to the output currency with its provider's discount.
+    pub fn offer_money(&self, offer: &Offer, amount: Decimal) -> Decimal {
+        self.convert(amount * self.discount(&offer.provider), offer.currency)
+    }
+
+    /// An offer's price per GPU-hour in the output currency, with its provider's discount
+    /// (subscriptions spread over their term). It depends on the settings and the offer alone,
+    /// not on the task: the site's offers table re-sorts only when these change.
+    pub fn price_per_gpu_hour(&self, offer: &Offer) -> Decimal {
+        self.offer_money(offer, price_per_gpu_hour(offer))
     }
 
     /// The day prices' ages are counted to, when the settings give one (valid settings give a

@@ -18,7 +18,6 @@ use crate::offers::offer::{Offer, RegionClass};
 use crate::offers::queue::QueueTrace;
 use crate::offers::trace::{AttachedTrace, Trace, TraceError};
 use crate::offers::validate::{MAX_OFFER_PRICE, MIN_NONZERO_PRICE, validate_offer};
-use crate::plan::context::Context;
 use crate::plan::headline::{FIRST_ANSWER_TRIALS, Headline};
 use crate::plan::pipeline::plan_headline;
 use crate::plan::settings::{PlanError, PlanSettings};
@@ -346,7 +345,7 @@ impl Scenario {
 
     /// An offer's price per GPU-hour in the scenario's currency, with its provider discount.
     pub fn price_per_gpu_hour(&self, offer: &Offer) -> Decimal {
-        Context::new(&self.task, &self.settings).price_per_gpu_hour(offer)
+        self.settings.price_per_gpu_hour(offer)
     }
 
     /// The catalog this scenario prices: the base with the edits and the queue traces applied,
