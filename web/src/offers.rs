@@ -13,7 +13,8 @@ use gpufare_core::offers::offer::{Offer, RegionClass};
 use gpufare_core::offers::quote::{Quote, free_custom_id};
 use gpufare_core::offers::tenancy::Tenancy;
 use gpufare_core::plan::option::PriceFacts;
-use gpufare_core::scenario::document::Scenario;
+use gpufare_core::plan::settings::PlanSettings;
+use gpufare_core::scenario::document::{CatalogEdits, OfferFilter, Scenario};
 use leptos::prelude::*;
 use rust_decimal::Decimal;
 
@@ -71,7 +72,7 @@ pub fn OffersTable(
         <section aria-labelledby="offers-heading" class="card wide">
             <h2 id="offers-heading">{move || t(lang.get(), Label::Offers)}</h2>
             <p class="hint">{move || t(lang.get(), Label::OffersHint)}</p>
-            <Filters lang=lang scenario=scenario sort=sort />
+            <Filters lang=lang scenario=scenario filter=filter sort=sort />
             <p class="hint" id="offers-count">
                 {move || format!("{} / {} {}", rows.with(Vec::len), total(), t(lang.get(), Label::Shown))}
             </p>
@@ -91,7 +92,7 @@ pub fn OffersTable(
                 </table>
             </div>
             {children()}
-            <Discounts lang=lang scenario=scenario />
+            <Discounts lang=lang scenario=scenario edits=edits settings=settings />
             <AddOffer lang=lang scenario=scenario />
             {footer}
         </section>
@@ -281,10 +282,11 @@ fn PriceDateCell(
 fn Filters(
     lang: ReadSignal<Lang>,
     scenario: RwSignal<Scenario>,
+    /// The scenario's filter (the bindings read it, so a keystroke in the task form re-runs none
+    /// of them); edits go to `scenario`.
+    filter: Memo<OfferFilter>,
     sort: RwSignal<SortKey>,
 ) -> impl IntoView {
-    // Read through a memo: a keystroke in the task form re-runs none of the filter's bindings.
-    let filter = Memo::new(move |_| scenario.with(|s| s.filter.clone()));
     let modes = BillingMode::ALL;
     let classes = [
         RegionClass::Tier1,
@@ -393,9 +395,13 @@ fn Filters(
 }
 
 #[component]
-fn Discounts(lang: ReadSignal<Lang>, scenario: RwSignal<Scenario>) -> impl IntoView {
-    // As the offers table: rebuilt only when the edits change.
-    let edits = Memo::new(move |_| scenario.with(|s| s.edits.clone()));
+fn Discounts(
+    lang: ReadSignal<Lang>,
+    scenario: RwSignal<Scenario>,
+    /// The offers table's memos of the scenario's catalog edits and settings.
+    edits: Memo<CatalogEdits>,
+    settings: Memo<PlanSettings>,
+) -> impl IntoView {
     let providers = Memo::new(move |_| {
         let mut p: Vec<String> = edits.with(|e| {
             e.apply(default_catalog())
@@ -409,7 +415,6 @@ fn Discounts(lang: ReadSignal<Lang>, scenario: RwSignal<Scenario>) -> impl IntoV
         p
     });
     let provider = RwSignal::new(String::new());
-    let settings = Memo::new(move |_| scenario.with(|s| s.settings.clone()));
     let current = move || {
         let p = provider.get();
         settings.with(|s| s.discount(&p))

@@ -224,15 +224,11 @@ pub fn planner(scenario: RwSignal<Scenario>) -> Plan {
         channel.borrow_mut().newest = id;
         pending.set(true);
         let json = move || scenario.with_untracked(|s| serde_json::to_string(s).ok());
-        // Counted without building the catalog, which for a large one would itself hold up the
-        // keystroke.
-        let offers = scenario.with_untracked(|s| s.offers_at_most(default_catalog()));
         // The scenario as JSON, serialised once; for the plan worker only after the frame.
         let mut early = None;
-        if offers <= FIRST_ON_PAGE_MAX_OFFERS {
+        if let Some(headline) = scenario.with_untracked(first_answer_here) {
             // Priced here, in the keystroke's own task.
-            let headline = scenario.with_untracked(|s| s.first_answer(default_catalog()).ok());
-            first.set(headline.map(|headline| FirstAnswer {
+            first.set(headline.ok().map(|headline| FirstAnswer {
                 headline,
                 engine: Engine::Page,
             }));
@@ -483,6 +479,14 @@ fn start(channel: &Rc<RefCell<Channel>>, signals: Signals) {
     }
 }
 
+/// The first answer of `scenario`, priced on the page when its catalog is small enough
+/// ([`FIRST_ON_PAGE_MAX_OFFERS`], counted without building the catalog, which for a large one
+/// would itself hold up the keystroke); `None` when it is too large (the quick worker prices it).
+fn first_answer_here(scenario: &Scenario) -> Option<Result<Headline, PlanError>> {
+    (scenario.offers_at_most(default_catalog()) <= FIRST_ON_PAGE_MAX_OFFERS)
+        .then(|| scenario.first_answer(default_catalog()))
+}
+
 /// How many times the page prices the first answer of the scenario it opened with, before any
 /// edit (see [`warm_first_answer`]).
 const FIRST_ANSWER_WARM_UPS: u32 = 8;
@@ -500,11 +504,8 @@ fn warm_first_answer(scenario: RwSignal<Scenario>, times: u32) {
     }
     set_timeout(
         move || {
-            let priced = scenario.try_with_untracked(|s| {
-                (s.offers_at_most(default_catalog()) <= FIRST_ON_PAGE_MAX_OFFERS)
-                    .then(|| s.first_answer(default_catalog()).is_ok())
-            });
-            if priced.flatten().is_some() {
+            let priced = scenario.try_with_untracked(|s| first_answer_here(s).is_some());
+            if priced == Some(true) {
                 warm_first_answer(scenario, times - 1);
             }
         },

@@ -806,12 +806,11 @@ const WHY_SCALE: &str = "bench/README.md, \"Where the plan's time goes\"";
 /// Issue 34's targets against the figures above: each one met, or by how much it misses and
 /// where the profile of the miss is.
 fn targets_table(site: &Value, plan_10k_ms: f64, scale: &[ScaleRow], cores: usize) -> String {
-    let num = number;
     // (what, measured, target, measured / target, why): met when the ratio is at most 1.
     let mut rows: Vec<(String, String, String, f64, &str)> = Vec::new();
     let answer = site.get("first_answer_ms");
     for (key, limit) in [("median", 16.0), ("p95", 33.0)] {
-        let x = num(answer, key);
+        let x = number(answer, key);
         rows.push((
             format!("first answer after an edit, {}", key.replace("p95", "P95")),
             ms(x),
@@ -820,7 +819,7 @@ fn targets_table(site: &Value, plan_10k_ms: f64, scale: &[ScaleRow], cores: usiz
             WHY_KEYSTROKE,
         ));
     }
-    let frame = num(site.get("frame_ms"), "p95");
+    let frame = number(site.get("frame_ms"), "p95");
     rows.push((
         "main thread per edit, P95".into(),
         ms(frame),

@@ -56,6 +56,12 @@ impl Stream {
     }
 }
 
+/// The uniform 1 - exp(-e) in [0, 1) of an exponential draw `e` with mean 1 (its distribution
+/// function): how a shared exponential draw is read through a queue's quantile function.
+pub fn uniform_of_exponential(e: f64) -> f64 {
+    -libm::expm1(-e)
+}
+
 /// The uniform in (0, 1] of one 64-bit output: its top 53 bits, plus one, over 2^53.
 fn uniform_of(bits: u64) -> f64 {
     ((bits >> 11) as f64 + 1.0) * (1.0 / (1u64 << 53) as f64)

@@ -21,7 +21,7 @@
 //!   running (restart included). That is the capacity's to know: [`Poisson::protected`] and the
 //!   trace replay's capacity hold the clock, the state machine only says when instances start.
 
-use crate::numbers::rng::{Ahead, Stream};
+use crate::numbers::rng::{Ahead, Stream, uniform_of_exponential};
 use crate::offers::queue::Queue;
 
 /// Beyond this many hours a job is taken never to finish.
@@ -95,8 +95,8 @@ pub struct Fallback<'q> {
 pub enum Wait<'q> {
     /// Hours, known.
     Hours(f64),
-    /// The queue's wait for an exponential draw e with mean 1: at the probability 1 - exp(-e)
-    /// (see [`Queue::wait_at`]).
+    /// The queue's wait for an exponential draw with mean 1, read at
+    /// [`uniform_of_exponential`] (see [`Queue::wait_at`]).
     Drawn(&'q Queue, f64),
 }
 
@@ -105,7 +105,7 @@ impl Wait<'_> {
     pub fn hours(&self) -> f64 {
         match *self {
             Wait::Hours(h) => h,
-            Wait::Drawn(queue, e) => queue.wait_at(-libm::expm1(-e)),
+            Wait::Drawn(queue, e) => queue.wait_at(uniform_of_exponential(e)),
         }
     }
 }

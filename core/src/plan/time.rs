@@ -32,7 +32,7 @@ use std::collections::{BTreeMap, VecDeque};
 use std::sync::{Arc, Mutex, OnceLock};
 
 use crate::numbers::parallel;
-use crate::numbers::rng::Stream;
+use crate::numbers::rng::{Stream, uniform_of_exponential};
 use crate::numbers::stats::{OrderStats, nearest_rank};
 use crate::offers::queue::Queue;
 use crate::offers::tenancy::Slowdown;
@@ -499,9 +499,9 @@ impl Draws {
             normals.push(b);
         }
         normals.truncate(n);
-        // The uniforms every queue's waits are read at: 1 - exp(-e) of an exponential draw e.
+        // The uniforms every queue's waits are read at.
         let uniforms = (0..n)
-            .map(|_| -libm::expm1(-stream.exponential()))
+            .map(|_| uniform_of_exponential(stream.exponential()))
             .collect();
         Draws {
             trials,
