@@ -1,15 +1,21 @@
-//! The Monte Carlo's trial streams changed (issue 34, item 2): every offer of a plan now draws
-//! its trials from one stream label ([`OFFER_STREAMS`], common random numbers) instead of one
-//! label per offer id, so offers with the same figures share their trials and big catalogs of
-//! copies are simulated once. The sampled figures moved; their distributions must not. For a
-//! corpus of jobs (spot rates, gaps, checkpoints, notices, protection, queues, runs, policies),
-//! the old keying and the new one, each with its own seed, give completion hours and billed hours
-//! (the cost of a metered offer is its price times them, so their law is the cost's) whose
-//! two-sample Kolmogorov–Smirnov distance stays under the critical value at α = 10⁻⁵. The
+//! The Monte Carlo's sampler changed twice (issue 34, item 2), and each time the sampled figures
+//! moved while their distributions must not:
+//!
+//! - every offer of a plan draws its trials from one stream label ([`OFFER_STREAMS`], common
+//!   random numbers) instead of one label per offer id, so offers with the same figures share
+//!   their trials and big catalogs of copies are simulated once;
+//! - preemptions and gaps are drawn by a ziggurat ([`Exponentials::Ziggurat`]) instead of as
+//!   -ln(u) ([`Exponentials::Inversion`]), and the queues' uniforms are drawn as uniforms.
+//!
+//! For a corpus of jobs (spot rates, gaps, checkpoints, notices, protection, queues, runs,
+//! policies), the old sampler and the new one, each with its own seed, give completion hours and
+//! billed hours (the cost of a metered offer is its price times them, so their law is the cost's)
+//! whose two-sample Kolmogorov–Smirnov distance stays under the critical value at α = 10⁻⁵. The
 //! same check rejects an often-preempted job whose rate is a fifth higher, so it can fail.
 
 #![cfg(not(target_arch = "wasm32"))]
 
+use gpufare_core::numbers::rng::Exponentials;
 use gpufare_core::offers::queue::Queue;
 use gpufare_core::offers::tenancy::{Slowdown, SlowdownSource};
 use gpufare_core::plan::job::Rule;
@@ -135,14 +141,18 @@ fn fallback() -> FallbackPlan {
     }
 }
 
-/// Every rule of `job` simulated the old way (seed 11, the offer's id as the label) and the new
-/// way (seed 12, the shared label).
-fn old_and_new(job: &TimeInputs) -> Vec<(Rule, Simulation, Simulation)> {
-    let old_draws = Draws::new(11, TRIALS, job.runs);
+/// Every rule of `job` simulated under two samplers: seed 11 with `old_label` and `old`
+/// exponentials, seed 12 with the shared label and the ziggurat.
+fn old_and_new(
+    job: &TimeInputs,
+    old_label: &str,
+    old: Exponentials,
+) -> Vec<(Rule, Simulation, Simulation)> {
+    let old_draws = Draws::new(11, TRIALS, job.runs).drawing(old);
     let new_draws = Draws::new(12, TRIALS, job.runs);
     let rules = rules();
     let fb = fallback();
-    let old = simulate_rules(job, &old_draws, 11, "aws-use1-g5xl-spot", &rules, Some(&fb));
+    let old = simulate_rules(job, &old_draws, 11, old_label, &rules, Some(&fb));
     let new = simulate_rules(job, &new_draws, 12, OFFER_STREAMS, &rules, Some(&fb));
     rules
         .into_iter()
@@ -152,12 +162,13 @@ fn old_and_new(job: &TimeInputs) -> Vec<(Rule, Simulation, Simulation)> {
         .collect()
 }
 
-#[test]
-fn the_shared_streams_draw_the_same_distributions_as_the_per_offer_ones() {
+/// The corpus under both samplers: completion and billed hours the same in law, and not the
+/// same trials.
+fn same_laws(old_label: &str, old: Exponentials) {
     let limit = critical(1e-5, TRIALS, TRIALS);
     let mut worst = 0.0_f64;
     for (name, job) in corpus() {
-        for (rule, old, new) in old_and_new(&job) {
+        for (rule, old, new) in old_and_new(&job, old_label, old) {
             assert_eq!(old.wall_hours.len(), TRIALS);
             assert_eq!(new.wall_hours.len(), TRIALS);
             for (what, a, b) in [
@@ -179,6 +190,22 @@ fn the_shared_streams_draw_the_same_distributions_as_the_per_offer_ones() {
     }
     // The corpus is not trivially identical: trials differ between the two samplers.
     assert!(worst > 0.0);
+}
+
+#[test]
+fn the_shared_streams_draw_the_same_distributions_as_the_per_offer_ones() {
+    same_laws("aws-use1-g5xl-spot", Exponentials::Ziggurat);
+}
+
+#[test]
+fn the_ziggurat_draws_the_same_distributions_as_inversion() {
+    same_laws(OFFER_STREAMS, Exponentials::Inversion);
+}
+
+/// The sampler before issue 34 as a whole: a label per offer and exponentials by inversion.
+#[test]
+fn the_sampler_draws_the_same_distributions_as_before_issue_34() {
+    same_laws("aws-use1-g5xl-spot", Exponentials::Inversion);
 }
 
 #[test]

@@ -21,7 +21,7 @@
 //!   running (restart included). That is the capacity's to know: [`Poisson::protected`] and the
 //!   trace replay's capacity hold the clock, the state machine only says when instances start.
 
-use crate::numbers::rng::{Ahead, Stream, uniform_of_exponential};
+use crate::numbers::rng::Stream;
 use crate::offers::queue::Queue;
 
 /// Beyond this many hours a job is taken never to finish.
@@ -95,8 +95,7 @@ pub struct Fallback<'q> {
 pub enum Wait<'q> {
     /// Hours, known.
     Hours(f64),
-    /// The queue's wait for an exponential draw with mean 1, read at
-    /// [`uniform_of_exponential`] (see [`Queue::wait_at`]).
+    /// The queue's wait at a uniform draw in [0, 1) (see [`Queue::wait_at`]).
     Drawn(&'q Queue, f64),
 }
 
@@ -105,7 +104,7 @@ impl Wait<'_> {
     pub fn hours(&self) -> f64 {
         match *self {
             Wait::Hours(h) => h,
-            Wait::Drawn(queue, e) => queue.wait_at(uniform_of_exponential(e)),
+            Wait::Drawn(queue, u) => queue.wait_at(u),
         }
     }
 }
@@ -348,7 +347,7 @@ pub struct Poisson<'a> {
     gap_mean: f64,
     wait_mean: f64,
     waits: &'a [f64],
-    stream: Ahead,
+    stream: Stream,
     /// Exposed running hours left before the next preemption, once drawn.
     pending: Option<f64>,
     /// Hours of protection after each start of an instance.
@@ -372,7 +371,7 @@ impl<'a> Poisson<'a> {
             gap_mean,
             wait_mean,
             waits,
-            stream: Ahead::new(stream),
+            stream,
             pending: None,
             protection: 0.0,
             shielded: 0.0,

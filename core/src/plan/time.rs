@@ -32,7 +32,7 @@ use std::collections::{BTreeMap, VecDeque};
 use std::sync::{Arc, Mutex, OnceLock};
 
 use crate::numbers::parallel;
-use crate::numbers::rng::{Stream, uniform_of_exponential};
+use crate::numbers::rng::{Exponentials, Stream};
 use crate::numbers::stats::{OrderStats, nearest_rank};
 use crate::offers::queue::Queue;
 use crate::offers::tenancy::Slowdown;
@@ -480,11 +480,13 @@ pub struct Draws {
     queues: Mutex<Vec<Cached>>,
     /// Simulations run, for offers that need the same ones (see [`simulate_shared`]).
     walks: Mutex<Walks>,
+    /// How the trials draw their preemptions and gaps.
+    exponentials: Exponentials,
 }
 
 impl Draws {
     /// Draws `trials` x `runs` (capped at [`MAX_SIMULATED_RUNS`]) standard normals and
-    /// exponentials from `seed`.
+    /// uniforms from `seed`.
     pub fn new(seed: u64, trials: usize, runs: u32) -> Draws {
         // Fewer runs simulated per trial when the trials are many: memory stays bounded.
         let runs = (runs as usize)
@@ -499,10 +501,8 @@ impl Draws {
             normals.push(b);
         }
         normals.truncate(n);
-        // The uniforms every queue's waits are read at.
-        let uniforms = (0..n)
-            .map(|_| uniform_of_exponential(stream.exponential()))
-            .collect();
+        // The uniforms in [0, 1) every queue's waits are read at.
+        let uniforms = (0..n).map(|_| 1.0 - stream.uniform()).collect();
         Draws {
             trials,
             runs,
@@ -511,12 +511,19 @@ impl Draws {
             factors: Mutex::new(Vec::new()),
             queues: Mutex::new(Vec::new()),
             walks: Mutex::new(Walks::default()),
+            exponentials: Exponentials::default(),
         }
     }
 
-    /// Each draw's wait in `queue`, hours: the shared exponential draw e taken to the uniform
-    /// 1 - exp(-e) and through the queue's quantile function, so that every offer meets the same
-    /// luck in its own queue. Cached per queue.
+    /// The same draws, with the trials' exponentials drawn by `method` (the ziggurat unless a
+    /// test asks for the reference sampler).
+    pub fn drawing(mut self, method: Exponentials) -> Draws {
+        self.exponentials = method;
+        self
+    }
+
+    /// Each draw's wait in `queue`, hours: the shared uniform draw through the queue's quantile
+    /// function, so that every offer meets the same luck in its own queue. Cached per queue.
     fn queue_waits(&self, queue: &Queue) -> Arc<Vec<f64>> {
         let mut key = Vec::new();
         queue_words(queue, &mut key);
@@ -1075,9 +1082,9 @@ fn walk_trials(
         for (w, &factor) in works.iter_mut().zip(factors) {
             *w = inputs.run_hours * inputs.slowdown.median * factor;
         }
-        let mut stream = Stream::trial_of(key, trial as u64);
-        // Drawn first in every trial, used only by trials that move.
-        let fallback_draw = stream.exponential();
+        let mut stream = Stream::trial_of(key, trial as u64).drawing(draws.exponentials);
+        // Drawn first in every trial (a uniform in [0, 1)), used only by trials that move.
+        let fallback_draw = 1.0 - stream.uniform();
         let fallback = fallback.map(|f| Fallback {
             run_hours: f.run_hours,
             queue_mean_hours: fallback_mean,

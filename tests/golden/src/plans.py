@@ -633,7 +633,8 @@ service_scenario("a 70B model in FP8 across two L40S over PCIe", "no NVLink: 2 G
 # 29: the Monte Carlo itself, re-derived: the plan's sampler written out again from its description
 # (core/README.md, "Common random numbers"; numbers::rng): PCG-64 MCG streams seeded through
 # rand_core's PCG-32 seed expansion, one stream per trial number under the label "gpufare/offer",
-# uniforms from the top 53 bits, exponentials as -ln(u). A checkpointed job on a card without
+# uniforms from the top 53 bits, exponentials by Marsaglia and Tsang's 256-layer ziggurat (its
+# table worked out here from the paper's r and v). A checkpointed job on a card without
 # neighbours (no slowdown spread) and without a queue reads no other draw, so its P50, P90 and
 # deadline miss follow from these streams and the job's rules alone.
 M64, M128 = (1 << 64) - 1, (1 << 128) - 1
@@ -663,8 +664,29 @@ class Mcg:
         x = ((self.state >> 64) ^ self.state) & M64
         return ((x >> r) | (x << ((64 - r) & 63))) & M64
 
+    def uniform(self):
+        return ((self.next_u64() >> 11) + 1) * 2.0 ** -53
+
     def exponential(self):
-        return -math.log(((self.next_u64() >> 11) + 1) * 2.0 ** -53)
+        """Ziggurat: layer from the low 8 bits, the point across it from the top 53."""
+        while True:
+            bits = self.next_u64()
+            i = bits & 0xFF
+            x = (bits >> 11) * 2.0 ** -53 * ZIG_X[i]
+            if x < ZIG_X[i + 1]:
+                return x
+            if i == 0:
+                return ZIG_R - math.log(self.uniform())
+            if ZIG_F[i] + (ZIG_F[i + 1] - ZIG_F[i]) * self.uniform() < math.exp(-x):
+                return x
+
+# The exponential ziggurat of Marsaglia and Tsang (J. Stat. Software 5(8), 2000): 256 layers of
+# area v under e^-x, the base one reaching the tail at r.
+ZIG_R, ZIG_V = 7.69711747013104972, 0.0039496598225815571993
+ZIG_X = [ZIG_V / math.exp(-ZIG_R), ZIG_R] + [0.0] * 255
+for _i in range(1, 255):
+    ZIG_X[_i + 1] = -math.log(math.exp(-ZIG_X[_i]) + ZIG_V / ZIG_X[_i])
+ZIG_F = [math.exp(-x) for x in ZIG_X]
 
 def trial_stream(seed, label, trial):
     z = (trial + 0x9E3779B97F4A7C15) & M64
@@ -676,7 +698,7 @@ def trial_stream(seed, label, trial):
 def mc_trial(seed, trial, work, rate, gap_mean, interval, restart):
     """One trial of one run staying on the offer: wall-clock hours and preemptions."""
     rng = trial_stream(seed, "gpufare/offer", trial)
-    rng.exponential()  # the fallback's queue wait: drawn first in every trial
+    rng.uniform()  # the fallback's queue wait: drawn first in every trial
     wall, saved, restart_left, preempted = 0.0, 0.0, 0.0, 0
     while True:
         window = rng.exponential() / rate
