@@ -74,6 +74,7 @@ impl Stream {
     }
 
     /// Exponential with mean 1.
+    #[inline]
     pub fn exponential(&mut self) -> f64 {
         match self.exponentials {
             Exponentials::Ziggurat => self.ziggurat.exponential(&mut self.pcg),
@@ -146,28 +147,51 @@ impl Ziggurat {
         })
     }
 
-    /// An exponential draw with mean 1 from `pcg`.
+    /// An exponential draw with mean 1 from `pcg`: the common case here, inlined where it is
+    /// drawn; the rest out of line.
+    #[inline]
     fn exponential(&self, pcg: &mut Pcg64Mcg) -> f64 {
+        let bits = pcg.next_u64();
+        match self.inside(bits) {
+            Ok(x) => x,
+            Err(x) => self.beyond(pcg, bits, x),
+        }
+    }
+
+    /// The point across the layer picked by `bits`: `Ok` where it lies under the density
+    /// whatever the height (left of the next layer's edge), `Err` otherwise.
+    #[inline]
+    fn inside(&self, bits: u64) -> Result<f64, f64> {
+        let layer = (bits & 0xff) as usize;
+        let across = (bits >> 11) as f64 * (1.0 / (1u64 << 53) as f64);
+        let (Some(&width), Some(&edge)) = (self.x.get(layer), self.x.get(layer + 1)) else {
+            return Err(f64::NAN);
+        };
+        let x = across * width;
+        if x < edge { Ok(x) } else { Err(x) }
+    }
+
+    /// A draw whose first point `x` (from `bits`) fell outside: the tail for the base layer,
+    /// else the wedge's test, and on a miss new draws until one is taken.
+    #[cold]
+    #[inline(never)]
+    fn beyond(&self, pcg: &mut Pcg64Mcg, bits: u64, x: f64) -> f64 {
+        let (mut bits, mut x) = (bits, x);
         loop {
-            let bits = pcg.next_u64();
             let layer = (bits & 0xff) as usize;
-            let across = (bits >> 11) as f64 * (1.0 / (1u64 << 53) as f64);
-            let (Some(&width), Some(&edge)) = (self.x.get(layer), self.x.get(layer + 1)) else {
-                continue;
-            };
-            let x = across * width;
-            if x < edge {
-                return x;
-            }
             if layer == 0 {
                 return TAIL_START - libm::log(uniform_of(pcg.next_u64()));
             }
-            let (Some(&low), Some(&high)) = (self.f.get(layer), self.f.get(layer + 1)) else {
-                continue;
-            };
-            let height = low + (high - low) * uniform_of(pcg.next_u64());
-            if height < libm::exp(-x) {
-                return x;
+            if let (Some(&low), Some(&high)) = (self.f.get(layer), self.f.get(layer + 1)) {
+                let height = low + (high - low) * uniform_of(pcg.next_u64());
+                if height < libm::exp(-x) {
+                    return x;
+                }
+            }
+            bits = pcg.next_u64();
+            match self.inside(bits) {
+                Ok(x) => return x,
+                Err(outside) => x = outside,
             }
         }
     }
