@@ -629,6 +629,8 @@ pub struct Simulation {
     pub unfinished: usize,
     /// Its [`Summary`], once asked for.
     summary: OnceLock<Summary>,
+    /// Its [`Simulation::p50_p90`], once asked for (every offer sharing the simulation asks).
+    p50_p90: OnceLock<(f64, (f64, f64))>,
 }
 
 impl PartialEq for Simulation {
@@ -714,6 +716,7 @@ impl Simulation {
     pub fn push(&mut self, o: &crate::plan::job::Outcome, scale: f64) {
         // A summary worked out before this trial no longer holds.
         self.summary.take();
+        self.p50_p90.take();
         self.wall_hours.push(o.wall * scale);
         self.running_hours.push(o.billed * scale);
         self.fallback_hours.push(o.fallback * scale);
@@ -776,17 +779,19 @@ impl Simulation {
     /// The median wall-clock hours, and the trial at the 90th percentile of wall-clock time as
     /// (wall hours, running hours), from one selection of the hours.
     pub fn p50_p90(&self) -> (f64, (f64, f64)) {
-        let stats = self.wall_stats(&[0.5], &[0.9]);
-        let p50 = if stats.is_empty() {
-            0.0
-        } else {
-            stats.percentile(0.5)
-        };
-        let p90 = self
-            .index_in(&stats, 0.9)
-            .and_then(|i| self.trial(i))
-            .map_or((0.0, 0.0), |(wall, running, _)| (wall, running));
-        (p50, p90)
+        *self.p50_p90.get_or_init(|| {
+            let stats = self.wall_stats(&[0.5], &[0.9]);
+            let p50 = if stats.is_empty() {
+                0.0
+            } else {
+                stats.percentile(0.5)
+            };
+            let p90 = self
+                .index_in(&stats, 0.9)
+                .and_then(|i| self.trial(i))
+                .map_or((0.0, 0.0), |(wall, running, _)| (wall, running));
+            (p50, p90)
+        })
     }
 
     /// The trial at quantile `q` of wall-clock time: (wall hours, running hours).
@@ -998,7 +1003,9 @@ fn staying_shortcut(
     let factors = draws.factors(inputs.slowdown.sigma());
     let waits = draws.queue_waits(&inputs.queue);
     if inputs.interruptions_per_hour <= 0.0 {
-        let mut sim = Simulation::with_capacity(draws.trials);
+        // Every trial finishes without a preemption or a move: only its hours vary.
+        let mut walls = Vec::with_capacity(draws.trials);
+        let mut billed = Vec::with_capacity(draws.trials);
         for (factors, waits) in draws.per_trial(&factors, &waits) {
             let mut wall = 0.0;
             let mut running = 0.0;
@@ -1010,17 +1017,17 @@ fn staying_shortcut(
                 wall += work;
                 running += work;
             }
-            sim.push(
-                &Outcome {
-                    wall,
-                    billed: running,
-                    finished: true,
-                    ..Outcome::default()
-                },
-                scale,
-            );
+            walls.push(wall * scale);
+            billed.push(running * scale);
         }
-        return Some(sim);
+        let trials = walls.len();
+        return Some(Simulation {
+            wall_hours: walls,
+            running_hours: billed,
+            fallback_hours: vec![0.0; trials],
+            interruptions: vec![0; trials],
+            ..Simulation::default()
+        });
     }
     let e = expected.copied().unwrap_or_else(|| expect(inputs));
     let per_job = e.interruptions / f64::from(inputs.runs.max(1)) * draws.runs as f64;
