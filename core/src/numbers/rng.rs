@@ -73,6 +73,11 @@ impl Stream {
         uniform_of(self.pcg.next_u64())
     }
 
+    /// Uniform in [0, 1): 1 - [`Stream::uniform`], what a queue's quantile function reads.
+    pub fn probability(&mut self) -> f64 {
+        1.0 - self.uniform()
+    }
+
     /// Exponential with mean 1.
     #[inline]
     pub fn exponential(&mut self) -> f64 {
@@ -197,7 +202,8 @@ impl Ziggurat {
     }
 
     /// Layer i's edge and height, for checking the table.
-    pub fn layer(&self, i: usize) -> Option<(f64, f64)> {
+    #[cfg(test)]
+    fn layer(&self, i: usize) -> Option<(f64, f64)> {
         Some((*self.x.get(i)?, *self.f.get(i)?))
     }
 }

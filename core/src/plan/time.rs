@@ -502,7 +502,7 @@ impl Draws {
         }
         normals.truncate(n);
         // The uniforms in [0, 1) every queue's waits are read at.
-        let uniforms = (0..n).map(|_| 1.0 - stream.uniform()).collect();
+        let uniforms = (0..n).map(|_| stream.probability()).collect();
         Draws {
             trials,
             runs,
@@ -1091,7 +1091,7 @@ fn walk_trials(
         }
         let mut stream = Stream::trial_of(key, trial as u64).drawing(draws.exponentials);
         // Drawn first in every trial (a uniform in [0, 1)), used only by trials that move.
-        let fallback_draw = 1.0 - stream.uniform();
+        let fallback_draw = stream.probability();
         let fallback = fallback.map(|f| Fallback {
             run_hours: f.run_hours,
             queue_mean_hours: fallback_mean,
