@@ -32,13 +32,16 @@ struct Comparison {
     titles: Vec<(String, String)>,
 }
 
+/// The card's contents for a file the chunk read: the comparison, or why the file is not a
+/// budget this site reads, in a language and naming the file. Built inside the chunk, so the
+/// code that draws them is fetched with it.
+type Drawn = Arc<dyn Fn(Lang, &str) -> AnyView + Send + Sync>;
+
 /// What the card shows for the file chosen.
 #[derive(Clone)]
 enum Shown {
-    /// The comparison with the plan shown.
-    Compared(Arc<Comparison>),
-    /// The file is not a budget this site reads.
-    Refused(Arc<BudgetError>),
+    /// What the chunk made of the file: the comparison with the plan shown, or its refusal.
+    Read(Drawn),
     /// Larger than [`MAX_BUDGET_BYTES`].
     TooLarge,
     /// The browser could not read it.
@@ -50,16 +53,23 @@ enum Shown {
 }
 
 /// Reads `text` as a budget and compares it with the budget of `result`, built as the export bar
-/// saves it. The error is the chunk holding this code failing to load.
+/// saves it; gives back how to draw the comparison, or the file's refusal. The error is the chunk
+/// holding this code failing to load.
 #[leptos::wasm_split::wasm_split(budget_diff, wasm_split_path = ::leptos::wasm_split, fallible)]
 fn compare(
     text: Arc<String>,
     scenario: Scenario,
     result: PlanResult,
-) -> Result<Result<Arc<Comparison>, Arc<BudgetError>>, leptos::wasm_split::SplitLoaderError> {
+) -> Result<Drawn, leptos::wasm_split::SplitLoaderError> {
     let old = match parse_budget(&text) {
         Ok(old) => old,
-        Err(e) => return Ok(Err(Arc::new(e))),
+        Err(e) => {
+            return Ok(Arc::new(move |lang: Lang, name: &str| {
+                let message = format!("{name}: {}", refused(lang, &e));
+                view! { <p class="field-error" role="alert" id="budget-diff-error">{message}</p> }
+                    .into_any()
+            }));
+        }
     };
     let new = crate::planner::site_budget(scenario, &result);
     let diff = diff(&old, &new);
@@ -76,7 +86,10 @@ fn compare(
             Some((c.offer_id.clone(), title))
         })
         .collect();
-    Ok(Ok(Arc::new(Comparison { diff, titles })))
+    let c = Comparison { diff, titles };
+    Ok(Arc::new(move |lang: Lang, name: &str| {
+        comparison_view(lang, name, &c).into_any()
+    }))
 }
 
 /// The comparison card, under the export bar.
@@ -111,8 +124,7 @@ pub fn BudgetDiffView(
         let s = scenario.get_untracked();
         spawn_local(async move {
             let outcome = match compare(text, s, result).await {
-                Ok(Ok(c)) => Shown::Compared(c),
-                Ok(Err(e)) => Shown::Refused(e),
+                Ok(drawn) => Shown::Read(drawn),
                 Err(_) => Shown::ChunkFailed,
             };
             if asked.get_value() == n {
@@ -164,7 +176,7 @@ pub fn BudgetDiffView(
             {move || {
                 let lang = lang.get();
                 shown.get().map(|(name, s)| match s {
-                    Shown::Compared(c) => comparison_view(lang, &name, &c).into_any(),
+                    Shown::Read(drawn) => drawn(lang, &name),
                     other => {
                         let message = refusal(lang, &name, &other);
                         view! { <p class="field-error" role="alert" id="budget-diff-error">{message}</p> }.into_any()
@@ -175,42 +187,46 @@ pub fn BudgetDiffView(
     }
 }
 
-/// Why a file gave no comparison, naming the file (and the field, when core names one).
+/// Why a file gave no comparison, naming the file.
 fn refusal(lang: Lang, name: &str, shown: &Shown) -> String {
-    let colon = pick(lang, ": ", "：");
     let why = match shown {
-        Shown::Refused(e) => match e.as_ref() {
-            BudgetError::Invalid(p) => format!(
-                "{}{colon}{}",
-                t(lang, Label::DiffNotBudget),
-                errors::json_problem(lang, p)
-            ),
-            BudgetError::UnsupportedFormat { found, max } => match lang {
-                Lang::En => format!(
-                    "budget format version {found} is newer than this site reads (up to {max}); open it with a newer gpufare"
-                ),
-                Lang::Zh => format!(
-                    "预算格式版本 {found} 比本网站能读取的版本（最高 {max}）更新；请用更新版本的 gpufare 打开"
-                ),
-            },
-            BudgetError::OutOfRange(f) => format!(
-                "{}{colon}{}",
-                t(lang, Label::DiffNotBudget),
-                errors::field_error(lang, f)
-            ),
-            BudgetError::Scenario(s) => format!(
-                "{}{colon}{}",
-                t(lang, Label::DiffBadScenario),
-                errors::scenario_error(lang, s)
-            ),
-        },
-        Shown::TooLarge => t(lang, Label::DiffFileTooLarge).to_owned(),
-        Shown::Unreadable => t(lang, Label::FileUnreadable).to_owned(),
-        Shown::NoPlan => t(lang, Label::DiffNoPlan).to_owned(),
-        Shown::ChunkFailed => t(lang, Label::ChunkFailed).to_owned(),
-        Shown::Compared(_) => String::new(),
+        Shown::TooLarge => t(lang, Label::DiffFileTooLarge),
+        Shown::Unreadable => t(lang, Label::FileUnreadable),
+        Shown::NoPlan => t(lang, Label::DiffNoPlan),
+        Shown::ChunkFailed => t(lang, Label::ChunkFailed),
+        Shown::Read(_) => "",
     };
     format!("{name}: {why}")
+}
+
+/// Why a file is not a budget this site reads (naming the field, when core names one).
+fn refused(lang: Lang, e: &BudgetError) -> String {
+    let colon = pick(lang, ": ", "：");
+    match e {
+        BudgetError::Invalid(p) => format!(
+            "{}{colon}{}",
+            t(lang, Label::DiffNotBudget),
+            errors::json_problem(lang, p)
+        ),
+        BudgetError::UnsupportedFormat { found, max } => match lang {
+            Lang::En => format!(
+                "budget format version {found} is newer than this site reads (up to {max}); open it with a newer gpufare"
+            ),
+            Lang::Zh => format!(
+                "预算格式版本 {found} 比本网站能读取的版本（最高 {max}）更新；请用更新版本的 gpufare 打开"
+            ),
+        },
+        BudgetError::OutOfRange(f) => format!(
+            "{}{colon}{}",
+            t(lang, Label::DiffNotBudget),
+            errors::field_error(lang, f)
+        ),
+        BudgetError::Scenario(s) => format!(
+            "{}{colon}{}",
+            t(lang, Label::DiffBadScenario),
+            errors::scenario_error(lang, s)
+        ),
+    }
 }
 
 /// Money with its currency, as the rest of the page shows it.
