@@ -183,27 +183,29 @@ impl<'a> Prepared<'a> {
             .filter_map(|(j, p)| Some((j, p?)))
             .collect();
         let asked: Vec<(usize, Option<usize>)> = places.iter().copied().zip(twins).collect();
-        parallel::map(&asked, |&(i, twin)| {
+        let options = parallel::map(&asked, |&(i, twin)| {
             let offer = offers.get(i)?;
-            let own;
-            let (option, _, time) = match kept.get(&i) {
-                Some(parts) => parts,
+            // An offer priced here is moved into its option; one kept for the offers falling
+            // back to it is copied.
+            let own_time;
+            let (mut option, time) = match kept.get(&i) {
+                Some((option, _, time)) => (option.clone(), time),
                 None => {
-                    own = evaluate_parts(&self.ctx, offer, Some(&self.draws));
-                    &own
+                    let (option, _, time) = evaluate_parts(&self.ctx, offer, Some(&self.draws));
+                    own_time = time;
+                    (option, &own_time)
                 }
             };
-            let mut option = option.clone();
             let twin = twin.and_then(|j| {
                 let (twin_option, _, twin_time) = kept.get(&j)?;
                 Some((offers.get(j)?, twin_option, twin_time))
             });
             add_risk(&self.ctx, offer, &mut option, time, &self.draws, twin);
             Some((i, option))
-        })
-        .into_iter()
-        .flatten()
-        .collect()
+        });
+        let mut priced = Vec::with_capacity(options.len());
+        priced.extend(options.into_iter().flatten());
+        priced
     }
 
     /// The places of the offers share `index` of `count` prices: see [`parallel::deal`], with each
@@ -283,20 +285,51 @@ impl<'a> Prepared<'a> {
 /// An offer priced before its policies: its option, its work and its time.
 type Parts = (OptionResult, Work, Time);
 
-/// Feasible offers first, cheapest expected total first; ties by P90 total, then id.
+/// Feasible offers first, cheapest expected total first; ties by P90 total, then id (a stable
+/// sort: options alike in all four keep their order).
 pub fn rank(options: &mut [OptionResult]) {
-    options.sort_by(|a, b| {
-        b.feasible
-            .cmp(&a.feasible)
-            .then(
-                a.costs
-                    .total_expected
-                    .amount
-                    .cmp(&b.costs.total_expected.amount),
-            )
-            .then(a.costs.total_p90.amount.cmp(&b.costs.total_p90.amount))
-            .then(a.offer_id.cmp(&b.offer_id))
+    // The places are sorted and the options then moved once each: an option is over a kilobyte,
+    // and sorting them directly moved each several times.
+    let mut order: Vec<usize> = (0..options.len()).collect();
+    order.sort_by(|&i, &j| match (options.get(i), options.get(j)) {
+        (Some(a), Some(b)) => ranked(a, b),
+        _ => i.cmp(&j),
     });
+    permute(options, &order);
+}
+
+/// The ranking's order of two options.
+fn ranked(a: &OptionResult, b: &OptionResult) -> std::cmp::Ordering {
+    b.feasible
+        .cmp(&a.feasible)
+        .then(
+            a.costs
+                .total_expected
+                .amount
+                .cmp(&b.costs.total_expected.amount),
+        )
+        .then(a.costs.total_p90.amount.cmp(&b.costs.total_p90.amount))
+        .then(a.offer_id.cmp(&b.offer_id))
+}
+
+/// Rearranges `items` so that place `k` holds what was at `order[k]` (`order` a permutation of
+/// the places), one cycle of the permutation at a time.
+fn permute<T>(items: &mut [T], order: &[usize]) {
+    let mut placed = vec![false; items.len()];
+    for start in 0..items.len() {
+        let mut k = start;
+        while !placed.get(k).copied().unwrap_or(true) {
+            if let Some(p) = placed.get_mut(k) {
+                *p = true;
+            }
+            let Some(&from) = order.get(k) else { break };
+            if from == start || from >= items.len() {
+                break;
+            }
+            items.swap(k, from);
+            k = from;
+        }
+    }
 }
 
 fn assumptions(task: &TaskProfile, settings: &PlanSettings, catalog: &Catalog) -> Vec<Assumption> {
@@ -401,4 +434,27 @@ fn assumptions(task: &TaskProfile, settings: &PlanSettings, catalog: &Catalog) -
         }
     }
     list
+}
+
+#[cfg(test)]
+mod tests {
+    use proptest::prelude::*;
+
+    use super::permute;
+
+    proptest! {
+        /// Moving the items by the order a stable sort of their places gives is the stable sort
+        /// of the items themselves (what `rank` relies on), ties and all.
+        #[test]
+        fn permuting_by_sorted_places_is_a_stable_sort(keys in proptest::collection::vec(0_u8..6, 0..60)) {
+            let items: Vec<(u8, usize)> = keys.iter().copied().zip(0..).collect();
+            let mut order: Vec<usize> = (0..items.len()).collect();
+            order.sort_by_key(|&i| items[i].0);
+            let mut moved = items.clone();
+            permute(&mut moved, &order);
+            let mut sorted = items;
+            sorted.sort_by_key(|&(k, _)| k);
+            prop_assert_eq!(moved, sorted);
+        }
+    }
 }
