@@ -2,6 +2,7 @@
 //! site shows, in one document that is saved locally, shared as a link and repriced by
 //! `gpufare plan --scenario`.
 
+use std::borrow::Cow;
 use std::collections::BTreeMap;
 
 use rust_decimal::Decimal;
@@ -358,6 +359,21 @@ impl Scenario {
         catalog
     }
 
+    /// [`Scenario::catalog`], borrowing `base` itself when the scenario changes nothing in it (no
+    /// edits, queue traces or measured factors, and a filter every offer passes): what a plan
+    /// prices, without copying the catalog on every keystroke of the task.
+    fn priced_catalog<'a>(&self, base: &'a Catalog) -> Cow<'a, Catalog> {
+        let unchanged = self.edits.is_empty()
+            && self.queue_traces.is_empty()
+            && self.measured.is_empty()
+            && base.offers.iter().all(|o| self.filter.matches(o));
+        if unchanged {
+            Cow::Borrowed(base)
+        } else {
+            Cow::Owned(self.catalog(base))
+        }
+    }
+
     /// The most offers [`Scenario::catalog`] can hold for `base` (its filter may leave fewer),
     /// counted without building it: what the site weighs a first answer's cost by.
     pub fn offers_at_most(&self, base: &Catalog) -> usize {
@@ -368,7 +384,7 @@ impl Scenario {
     pub fn plan(&self, base: &Catalog) -> Result<PlanResult, PlanError> {
         plan_with_traces(
             &self.task,
-            &self.catalog(base),
+            &self.priced_catalog(base),
             &self.traces,
             &self.settings,
         )
@@ -382,14 +398,19 @@ impl Scenario {
             trials: FIRST_ANSWER_TRIALS,
             ..self.settings.clone()
         };
-        plan_headline(&self.task, &self.catalog(base), &self.traces, &settings)
+        plan_headline(
+            &self.task,
+            &self.priced_catalog(base),
+            &self.traces,
+            &settings,
+        )
     }
 
     /// Prices `share` of the scenario's offers (see [`crate::plan::share`]).
     pub fn price_share(&self, base: &Catalog, share: Share) -> Result<PricedShare, PlanError> {
         price_share(
             &self.task,
-            &self.catalog(base),
+            &self.priced_catalog(base),
             &self.traces,
             &self.settings,
             share,
@@ -405,7 +426,7 @@ impl Scenario {
     ) -> Result<PlanResult, PlanError> {
         plan_from_shares(
             &self.task,
-            &self.catalog(base),
+            &self.priced_catalog(base),
             &self.traces,
             &self.settings,
             shares,
@@ -544,6 +565,31 @@ mod tests {
                 .iter()
                 .all(|o| o.provider == "AutoDL")
         );
+    }
+
+    #[test]
+    fn a_scenario_that_changes_nothing_prices_the_base_itself() {
+        let base = default_catalog();
+        let mut s = Scenario::new(preset("code_check").unwrap(), None);
+        assert!(matches!(s.priced_catalog(base), Cow::Borrowed(c) if std::ptr::eq(c, base)));
+        assert_eq!(*s.priced_catalog(base), s.catalog(base));
+        // Each change builds the catalog, as `catalog` does.
+        let mut edited = s.clone();
+        edited
+            .edits
+            .prices
+            .insert(base.offers[0].id.clone(), Decimal::new(1, 0));
+        let mut filtered = s.clone();
+        filtered.filter.text = "autodl".into();
+        for changed in [edited, filtered] {
+            let priced = changed.priced_catalog(base);
+            assert!(matches!(priced, Cow::Owned(_)));
+            assert_eq!(*priced, changed.catalog(base));
+            assert_ne!(*priced, *base);
+        }
+        // A filter every offer passes changes nothing.
+        s.filter.text = String::new();
+        assert!(matches!(s.priced_catalog(base), Cow::Borrowed(_)));
     }
 
     #[test]
