@@ -436,7 +436,7 @@ fn assumptions(task: &TaskProfile, settings: &PlanSettings, catalog: &Catalog) -
     list
 }
 
-#[cfg(test)]
+#[cfg(all(test, not(target_arch = "wasm32")))]
 mod tests {
     use proptest::prelude::*;
 
