@@ -3,7 +3,7 @@
 
 For each task and trial count, plans the task with the release CLI under several seeds and
 reports how far the sampled figures (each offer's P50 and P90 hours, its P90 total) move from
-one seed to the next, and whether the recommendation, the recommended offer's policy or the
+one seed to the next, and whether the recommendation (offer and kind of capacity) or the
 order of the first five offers ever changes. The expectations are closed forms and do not move.
 This is the evidence for choosing fewer trials where the figures are already tight (issue 34).
 

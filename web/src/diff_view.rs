@@ -42,14 +42,15 @@ type Drawn = Arc<dyn Fn(Lang, &str) -> AnyView + Send + Sync>;
 enum Shown {
     /// What the chunk made of the file: the comparison with the plan shown, or its refusal.
     Read(Drawn),
-    /// Larger than [`MAX_BUDGET_BYTES`].
-    TooLarge,
-    /// The browser could not read it.
-    Unreadable,
-    /// The scenario has no plan to compare with.
-    NoPlan,
-    /// The chunk with the comparison could not be loaded.
-    ChunkFailed,
+    /// Why there is no comparison, known without the chunk: the file is larger than
+    /// [`MAX_BUDGET_BYTES`], the browser could not read it, the scenario has no plan, or the
+    /// chunk could not be loaded.
+    Refused(Label),
+}
+
+/// A refusal as the card shows it.
+fn error_line(message: String) -> AnyView {
+    view! { <p class="field-error" role="alert" id="budget-diff-error">{message}</p> }.into_any()
 }
 
 /// Reads `text` as a budget and compares it with the budget of `result`, built as the export bar
@@ -65,9 +66,7 @@ fn compare(
         Ok(old) => old,
         Err(e) => {
             return Ok(Arc::new(move |lang: Lang, name: &str| {
-                let message = format!("{name}: {}", refused(lang, &e));
-                view! { <p class="field-error" role="alert" id="budget-diff-error">{message}</p> }
-                    .into_any()
+                error_line(format!("{name}: {}", refused(lang, &e)))
             }));
         }
     };
@@ -118,14 +117,14 @@ pub fn BudgetDiffView(
         let n = asked.get_value() + 1;
         asked.set_value(n);
         let Ok(result) = plan.current() else {
-            shown.set(Some((name, Shown::NoPlan)));
+            shown.set(Some((name, Shown::Refused(Label::DiffNoPlan))));
             return;
         };
         let s = scenario.get_untracked();
         spawn_local(async move {
             let outcome = match compare(text, s, result).await {
                 Ok(drawn) => Shown::Read(drawn),
-                Err(_) => Shown::ChunkFailed,
+                Err(_) => Shown::Refused(Label::ChunkFailed),
             };
             if asked.get_value() == n {
                 shown.set(Some((name, outcome)));
@@ -148,11 +147,11 @@ pub fn BudgetDiffView(
                 shown.set(Some((name.clone(), why)));
             };
             if file.size() > MAX_BUDGET_BYTES {
-                refuse(Shown::TooLarge);
+                refuse(Shown::Refused(Label::DiffFileTooLarge));
                 return;
             }
             let Some(text) = crate::fields::file_text(&file).await else {
-                refuse(Shown::Unreadable);
+                refuse(Shown::Refused(Label::FileUnreadable));
                 return;
             };
             loaded.set(Some((name, Arc::new(text))));
@@ -177,26 +176,11 @@ pub fn BudgetDiffView(
                 let lang = lang.get();
                 shown.get().map(|(name, s)| match s {
                     Shown::Read(drawn) => drawn(lang, &name),
-                    other => {
-                        let message = refusal(lang, &name, &other);
-                        view! { <p class="field-error" role="alert" id="budget-diff-error">{message}</p> }.into_any()
-                    }
+                    Shown::Refused(why) => error_line(format!("{name}: {}", t(lang, why))),
                 })
             }}
         </details>
     }
-}
-
-/// Why a file gave no comparison, naming the file.
-fn refusal(lang: Lang, name: &str, shown: &Shown) -> String {
-    let why = match shown {
-        Shown::TooLarge => t(lang, Label::DiffFileTooLarge),
-        Shown::Unreadable => t(lang, Label::FileUnreadable),
-        Shown::NoPlan => t(lang, Label::DiffNoPlan),
-        Shown::ChunkFailed => t(lang, Label::ChunkFailed),
-        Shown::Read(_) => "",
-    };
-    format!("{name}: {why}")
 }
 
 /// Why a file is not a budget this site reads (naming the field, when core names one).

@@ -287,7 +287,7 @@ type Parts = (OptionResult, Work, Time);
 
 /// Feasible offers first, cheapest expected total first; ties by P90 total, then id (a stable
 /// sort: options alike in all four keep their order).
-pub fn rank(options: &mut [OptionResult]) {
+pub fn rank(options: &mut Vec<OptionResult>) {
     // The places are sorted and the options then moved once each: an option is over a kilobyte,
     // and sorting them directly moved each several times.
     let mut order: Vec<usize> = (0..options.len()).collect();
@@ -313,23 +313,14 @@ fn ranked(a: &OptionResult, b: &OptionResult) -> std::cmp::Ordering {
 }
 
 /// Rearranges `items` so that place `k` holds what was at `order[k]` (`order` a permutation of
-/// the places), one cycle of the permutation at a time.
-fn permute<T>(items: &mut [T], order: &[usize]) {
-    let mut placed = vec![false; items.len()];
-    for start in 0..items.len() {
-        let mut k = start;
-        while !placed.get(k).copied().unwrap_or(true) {
-            if let Some(p) = placed.get_mut(k) {
-                *p = true;
-            }
-            let Some(&from) = order.get(k) else { break };
-            if from == start || from >= items.len() {
-                break;
-            }
-            items.swap(k, from);
-            k = from;
-        }
-    }
+/// the places); each item is moved out once and back once.
+fn permute<T>(items: &mut Vec<T>, order: &[usize]) {
+    let mut slots: Vec<Option<T>> = items.drain(..).map(Some).collect();
+    items.extend(
+        order
+            .iter()
+            .filter_map(|&i| slots.get_mut(i).and_then(Option::take)),
+    );
 }
 
 fn assumptions(task: &TaskProfile, settings: &PlanSettings, catalog: &Catalog) -> Vec<Assumption> {

@@ -352,26 +352,25 @@ impl Scenario {
     /// The catalog this scenario prices: the base with the edits and the queue traces applied,
     /// then filtered.
     pub fn catalog(&self, base: &Catalog) -> Catalog {
-        let mut catalog = self.edits.apply(base);
-        self.apply_queue_traces(&mut catalog);
-        catalog.offers.retain(|o| self.filter.matches(o));
-        crate::profile::evidence::apply(&mut catalog, &self.measured);
-        catalog
+        self.priced_catalog(base).into_owned()
     }
 
-    /// [`Scenario::catalog`], borrowing `base` itself when the scenario changes nothing in it (no
-    /// edits, queue traces or measured factors, and a filter every offer passes): what a plan
-    /// prices, without copying the catalog on every keystroke of the task.
+    /// The catalog this scenario prices, built from `base` (edits and added offers, queue traces,
+    /// the filter, measured factors, in that order), or `base` itself, borrowed, when none of
+    /// them changes anything: a plan then copies no catalog on a keystroke of the task.
     fn priced_catalog<'a>(&self, base: &'a Catalog) -> Cow<'a, Catalog> {
         let unchanged = self.edits.is_empty()
             && self.queue_traces.is_empty()
             && self.measured.is_empty()
             && base.offers.iter().all(|o| self.filter.matches(o));
         if unchanged {
-            Cow::Borrowed(base)
-        } else {
-            Cow::Owned(self.catalog(base))
+            return Cow::Borrowed(base);
         }
+        let mut catalog = self.edits.apply(base);
+        self.apply_queue_traces(&mut catalog);
+        catalog.offers.retain(|o| self.filter.matches(o));
+        crate::profile::evidence::apply(&mut catalog, &self.measured);
+        Cow::Owned(catalog)
     }
 
     /// The most offers [`Scenario::catalog`] can hold for `base` (its filter may leave fewer),
