@@ -9,7 +9,7 @@ use gpufare_core::serving::deploy::{
     DeploySettings, DeploymentKind, DeploymentOffers, Deployments, choose, price_deployments,
 };
 use gpufare_core::serving::replica::ReplicaSetup;
-use gpufare_core::task::traffic::{Traffic, office_hours, parse_traffic_csv, steady_api};
+use gpufare_core::task::traffic::{Traffic, office_hours, steady_api};
 use gpufare_core::workload::llm::arch::Precision;
 use rust_decimal::Decimal;
 
@@ -289,6 +289,7 @@ fn bad_input_is_refused_by_name() {
 #[cfg(not(target_arch = "wasm32"))]
 mod properties {
     use super::*;
+    use gpufare_core::task::traffic::parse_traffic_csv;
     use proptest::prelude::*;
 
     proptest! {

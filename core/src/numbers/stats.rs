@@ -155,20 +155,116 @@ fn select_positions(keys: &mut [u64], positions: &[usize], base: usize) {
     );
 }
 
+/// Series at least this long are selected through a histogram of their keys ([`select_bucketed`]).
+const BUCKETED_FROM: usize = 512;
+
+/// Buckets of that histogram (a power of two).
+const BUCKETS: usize = 2048;
+
+/// [`select_positions`] for a long series, the keys at `positions` (ascending, distinct, each
+/// less than the keys' length) returned in that order: one pass finds the smallest and largest
+/// keys, one counts the keys per bucket (equal slices of that range, so the buckets keep the
+/// keys' order), one copies out only the keys of the buckets holding a wanted position, and each
+/// of those is then selected on its own. A plan's series are a few thousand trials and it wants
+/// some twenty positions: selecting from the whole series each time partitions it again and
+/// again, while the wanted buckets together hold a small part of it.
+fn select_bucketed(keys: &[u64], positions: &[usize]) -> Vec<u64> {
+    let Some(&first) = keys.first() else {
+        return Vec::new();
+    };
+    let (low, high) = keys
+        .iter()
+        .fold((first, first), |(low, high), &k| (low.min(k), high.max(k)));
+    if low == high {
+        return vec![low; positions.len()];
+    }
+    let span_bits = u64::BITS - (high - low).leading_zeros();
+    let shift = span_bits.saturating_sub(BUCKETS.trailing_zeros());
+    // Below BUCKETS by the choice of `shift`; the mask only tells the compiler so.
+    let bucket = |k: u64| ((k - low) >> shift) as usize & (BUCKETS - 1);
+    let mut counts = vec![0_u32; BUCKETS];
+    for &k in keys {
+        if let Some(c) = counts.get_mut(bucket(k)) {
+            *c += 1;
+        }
+    }
+    // The wanted buckets, in order, each with where it starts in the sorted series and where
+    // its keys go in the copy.
+    let mut wanted: Vec<(usize, usize, usize)> = Vec::new();
+    let mut slot = vec![u32::MAX; BUCKETS];
+    let (mut start, mut copied) = (0_usize, 0_usize);
+    let mut next = positions.iter().peekable();
+    for (b, &count) in counts.iter().enumerate() {
+        let end = start + count as usize;
+        if next.peek().is_some_and(|&&p| p < end) {
+            if let Some(s) = slot.get_mut(b) {
+                *s = wanted.len() as u32;
+            }
+            wanted.push((start, copied, 0));
+            copied += count as usize;
+            while next.next_if(|&&p| p < end).is_some() {}
+        }
+        start = end;
+    }
+    let mut copy = vec![0_u64; copied];
+    for &k in keys {
+        let b = bucket(k);
+        if let Some(&s) = slot.get(b)
+            && let Some((_, at, filled)) = wanted.get_mut(s as usize)
+        {
+            if let Some(c) = copy.get_mut(*at + *filled) {
+                *c = k;
+            }
+            *filled += 1;
+        }
+    }
+    // Each wanted bucket's keys hold the sorted positions from its start on.
+    let mut out = Vec::with_capacity(positions.len());
+    let mut rest = positions;
+    for &(start, at, filled) in &wanted {
+        let here = rest.partition_point(|&p| p < start + filled);
+        let (mine, later) = rest.split_at(here);
+        rest = later;
+        let local: Vec<usize> = mine.iter().map(|&p| p - start).collect();
+        if let Some(part) = copy.get_mut(at..at + filled) {
+            select_positions(part, &local, 0);
+            out.extend(local.iter().filter_map(|&p| part.get(p).copied()));
+        }
+    }
+    out
+}
+
 impl OrderStats {
     /// The values of `values` at `positions` of its sorted order; positions past the end are
     /// left out.
     pub fn select(values: &[f64], positions: impl IntoIterator<Item = usize>) -> OrderStats {
         let n = values.len();
+        // One sample (a first answer's single trial): it is every position there is.
+        if let [only] = values {
+            let at = positions.into_iter().any(|p| p == 0).then_some((0, *only));
+            return OrderStats {
+                n,
+                at: at.into_iter().collect(),
+            };
+        }
         let mut wanted: Vec<usize> = positions.into_iter().filter(|&p| p < n).collect();
         wanted.sort_unstable();
         wanted.dedup();
         let mut keys: Vec<u64> = values.iter().map(|&x| order_key(x)).collect();
-        select_positions(&mut keys, &wanted, 0);
-        let at = wanted
-            .into_iter()
-            .filter_map(|p| Some((p, from_order_key(*keys.get(p)?))))
-            .collect();
+        let at = if n >= BUCKETED_FROM {
+            let selected = select_bucketed(&keys, &wanted);
+            wanted
+                .into_iter()
+                .zip(selected)
+                .map(|(p, k)| (p, from_order_key(k)))
+                .collect()
+        } else {
+            select_positions(&mut keys, &wanted, 0);
+            wanted
+                .into_iter()
+                .filter_map(|p| Some((p, from_order_key(*keys.get(p)?))))
+                .collect()
+        };
         OrderStats { n, at }
     }
 
@@ -312,6 +408,46 @@ mod tests {
             None
         );
         assert!(OrderStats::select(&[], 0..3).percentile(0.5).is_nan());
+    }
+
+    /// Long series go through the histogram; these are the shapes it could get wrong: every
+    /// value equal, two values far apart, a cluster with a far outlier (most keys in one
+    /// bucket), and wanted positions that share buckets or sit at the ends.
+    #[test]
+    fn long_series_select_what_a_sort_puts_there() {
+        let n = BUCKETED_FROM * 3 + 7;
+        let shapes: [Vec<f64>; 4] = [
+            vec![2.5; n],
+            (0..n)
+                .map(|i| if i % 3 == 0 { -1e300 } else { 1e300 })
+                .collect(),
+            (0..n)
+                .map(|i| {
+                    if i == n / 2 {
+                        1e7
+                    } else {
+                        30.0 + (i % 97) as f64 * 1e-9
+                    }
+                })
+                .collect(),
+            (0..n).map(|i| ((i * 7919) % n) as f64 / 8.0).collect(),
+        ];
+        for values in shapes {
+            let mut sorted = values.clone();
+            sorted.sort_by(f64::total_cmp);
+            let positions = [0, 1, 2, n / 2, n / 2 + 1, n - 2, n - 1, n, n + 3];
+            let stats = OrderStats::select(&values, positions);
+            for p in positions {
+                assert_eq!(
+                    stats.at(p).map(f64::to_bits),
+                    sorted.get(p).map(|v| v.to_bits()),
+                    "position {p}"
+                );
+            }
+        }
+        // One sample is every position there is.
+        assert_eq!(OrderStats::select(&[4.0], [0, 1, 0]).at(0), Some(4.0));
+        assert_eq!(OrderStats::select(&[4.0], [1]).at(0), None);
     }
 
     #[test]
