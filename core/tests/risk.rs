@@ -15,9 +15,7 @@ use gpufare_core::offers::trace::{AttachedTrace, Span, Trace, parse_trace};
 use gpufare_core::plan::job::Rule;
 use gpufare_core::plan::replay::replay;
 use gpufare_core::plan::settings::PlanSettings;
-use gpufare_core::plan::time::{
-    Draws, FallbackPlan, Simulation, TimeInputs, expect, simulate_policy,
-};
+use gpufare_core::plan::time::{Draws, Simulation, TimeInputs, expect, simulate_policy};
 use gpufare_core::plan::{plan, plan_with_traces};
 use gpufare_core::task::document::{Checkpoint, parse_task};
 use gpufare_core::task::policy::Policy;
@@ -261,6 +259,7 @@ fn the_recommendation_names_its_policy_and_a_trace_replaces_the_assumption() {
 #[cfg(not(target_arch = "wasm32"))]
 mod properties {
     use super::*;
+    use gpufare_core::plan::time::FallbackPlan;
     use proptest::prelude::*;
 
     proptest! {
