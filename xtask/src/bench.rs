@@ -799,7 +799,7 @@ fn shape_words(shape: &str) -> &'static str {
 
 /// Where `bench/README.md` profiles what a missed target's time or bytes go to.
 const WHY_KEYSTROKE: &str = "the closed forms, the box's views and the frame's layout and paint in the keystroke's task: bench/README.md, \"Where an edit's time goes in the page\"";
-const WHY_PLAN: &str = "every preemption is still walked, 1.64 million windows and 2.8 million exponential draws (now by ziggurat) at 10,000 trials, about 690 million instructions on one thread: bench/README.md, \"Why 5 ms at 10,000 trials is still out of reach\" and \"Exponentials by ziggurat\"";
+const WHY_PLAN: &str = "every preemption is still walked, 1.64 million windows and 2.8 million exponential draws (now by ziggurat) at 10,000 trials, about 650 million instructions on one thread: bench/README.md, \"Why 5 ms at 10,000 trials is still out of reach\", \"Exponentials by ziggurat\" and \"Order statistics through a histogram\"";
 const WHY_MODULE: &str = "the framework, the model the first plan needs, the page's views and their data: bench/README.md, \"Where the wasm's bytes go\"";
 const WHY_SCALE: &str = "bench/README.md, \"Where the plan's time goes\"";
 
