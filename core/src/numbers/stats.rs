@@ -158,8 +158,9 @@ fn select_positions(keys: &mut [u64], positions: &[usize], base: usize) {
 /// Series at least this long are selected through a histogram of their keys ([`select_bucketed`]).
 const BUCKETED_FROM: usize = 512;
 
-/// Buckets of that histogram (a power of two).
-const BUCKETS: usize = 2048;
+/// Buckets of that histogram at most (a power of two); a shorter series has about one per eight
+/// keys.
+const BUCKETS: usize = 1024;
 
 /// [`select_positions`] for a long series, the keys at `positions` (ascending, distinct, each
 /// less than the keys' length) returned in that order: one pass finds the smallest and largest
@@ -179,10 +180,11 @@ fn select_bucketed(keys: &[u64], positions: &[usize]) -> Vec<u64> {
         return vec![low; positions.len()];
     }
     let span_bits = u64::BITS - (high - low).leading_zeros();
-    let shift = span_bits.saturating_sub(BUCKETS.trailing_zeros());
-    // Below BUCKETS by the choice of `shift`; the mask only tells the compiler so.
-    let bucket = |k: u64| ((k - low) >> shift) as usize & (BUCKETS - 1);
-    let mut counts = vec![0_u32; BUCKETS];
+    let buckets = (keys.len() / 8).next_power_of_two().min(BUCKETS);
+    let shift = span_bits.saturating_sub(buckets.trailing_zeros());
+    // Below `buckets` by the choice of `shift`; the mask only tells the compiler so.
+    let bucket = |k: u64| ((k - low) >> shift) as usize & (buckets - 1);
+    let mut counts = vec![0_u32; buckets];
     for &k in keys {
         if let Some(c) = counts.get_mut(bucket(k)) {
             *c += 1;
@@ -191,7 +193,7 @@ fn select_bucketed(keys: &[u64], positions: &[usize]) -> Vec<u64> {
     // The wanted buckets, in order, each with where it starts in the sorted series and where
     // its keys go in the copy.
     let mut wanted: Vec<(usize, usize, usize)> = Vec::new();
-    let mut slot = vec![u32::MAX; BUCKETS];
+    let mut slot = vec![u32::MAX; buckets];
     let (mut start, mut copied) = (0_usize, 0_usize);
     let mut next = positions.iter().peekable();
     for (b, &count) in counts.iter().enumerate() {
