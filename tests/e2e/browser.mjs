@@ -3,7 +3,7 @@
 // error, its panels opened, and the scenario it saved priced by the CLI built in the same run.
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chromium } from 'playwright-core';
@@ -61,10 +61,15 @@ export const saved = (page) => page.evaluate(() => JSON.parse(localStorage.getIt
 export async function cliPlanOf(page, args = []) {
   const bin = process.env.GPUFARE_BIN;
   assert.ok(bin, 'GPUFARE_BIN must name the gpufare binary built in this run');
-  const path = join(mkdtempSync(join(tmpdir(), 'gpufare-e2e-')), 'scenario.json');
-  writeFileSync(path, JSON.stringify(await saved(page)));
-  return JSON.parse(execFileSync(bin, ['plan', '--scenario', path, '--format', 'json', ...args],
-    { encoding: 'utf8', maxBuffer: 64 << 20 }));
+  const dir = mkdtempSync(join(tmpdir(), 'gpufare-e2e-'));
+  const path = join(dir, 'scenario.json');
+  try {
+    writeFileSync(path, JSON.stringify(await saved(page)));
+    return JSON.parse(execFileSync(bin, ['plan', '--scenario', path, '--format', 'json', ...args],
+      { encoding: 'utf8', maxBuffer: 64 << 20 }));
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 }
 
 /** The options of that plan (200 trials) by offer id. */

@@ -5,7 +5,7 @@
 // trips; the choice survives a reload and a new preset.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { join, dirname } from 'node:path';
 import { tmpdir } from 'node:os';
 import { fileURLToPath } from 'node:url';
@@ -154,11 +154,16 @@ for (const [locale, lang] of LANGS) {
   });
 }
 
-/** A profile written by `gpufare probe` timing a real loopback listener labelled cn-shanghai. */
-async function deskProfile() {
+/**
+ * A profile written by `gpufare probe` timing a real loopback listener labelled cn-shanghai, in a
+ * folder removed when test `t` ends.
+ */
+async function deskProfile(t) {
   const server = createServer((socket) => socket.end());
   await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const path = join(mkdtempSync(join(tmpdir(), 'gpufare-desk-')), 'desk.json');
+  const dir = mkdtempSync(join(tmpdir(), 'gpufare-desk-'));
+  t.after(() => rmSync(dir, { recursive: true, force: true }));
+  const path = join(dir, 'desk.json');
   try {
     await promisify(execFile)(BIN, ['probe', '--no-gpu', '--duration', '0', '--quiet', '--rtt',
       `cn-shanghai=127.0.0.1:${server.address().port}`, '--rtt-tries', '3', '-o', path]);
@@ -170,7 +175,7 @@ async function deskProfile() {
 
 for (const [locale, lang] of LANGS) {
   test(`${lang}: round trips a probe measured where the user is replace the table's, once ticked`, async (t) => {
-    const profile = await deskProfile();
+    const profile = await deskProfile(t);
     const page = await openPage(browser, t, BASE, locale);
     await page.selectOption('#location', 'frankfurt');
     await roundTripsShown(page, WORDS[lang].roundTrip);

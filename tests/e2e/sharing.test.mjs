@@ -9,7 +9,7 @@
 // is checked against the CLI's plan of the scenario the page saved.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { writeFileSync, mkdtempSync } from 'node:fs';
+import { writeFileSync, mkdtempSync, rmSync } from 'node:fs';
 import { join, dirname } from 'node:path';
 import { tmpdir } from 'node:os';
 import { fileURLToPath } from 'node:url';
@@ -163,6 +163,7 @@ for (const [locale, lang] of LANGS) {
 
   test(`queue: a measured queue trace shows as measured, with its starts and its distribution; a bad one names its line (${lang})`, async (t) => {
     const dir = mkdtempSync(join(tmpdir(), 'gpufare-queue-'));
+    t.after(() => rmSync(dir, { recursive: true, force: true }));
     const good = join(dir, 'pool-waits.csv');
     // 60 starts at once and 40 after half an hour.
     writeFileSync(good, `wait_s\n${[...Array(60).fill(0), ...Array(40).fill(1800)].join('\n')}\n`);
