@@ -253,20 +253,21 @@ impl OrderStats {
         wanted.sort_unstable();
         wanted.dedup();
         let mut keys: Vec<u64> = values.iter().map(|&x| order_key(x)).collect();
-        let at = if n >= BUCKETED_FROM {
-            let selected = select_bucketed(&keys, &wanted);
-            wanted
-                .into_iter()
-                .zip(selected)
-                .map(|(p, k)| (p, from_order_key(k)))
-                .collect()
+        // The keys at the wanted positions, in their order.
+        let selected = if n >= BUCKETED_FROM {
+            select_bucketed(&keys, &wanted)
         } else {
             select_positions(&mut keys, &wanted, 0);
             wanted
-                .into_iter()
-                .filter_map(|p| Some((p, from_order_key(*keys.get(p)?))))
+                .iter()
+                .filter_map(|&p| keys.get(p).copied())
                 .collect()
         };
+        let at = wanted
+            .into_iter()
+            .zip(selected)
+            .map(|(p, k)| (p, from_order_key(k)))
+            .collect();
         OrderStats { n, at }
     }
 
